@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "TimerLoop",
+  products: [
+    .library(name: "TimerLoop", targets: ["TimerLoop"]),
+    .library(name: "BlockTimers", targets: ["BlockTimers"]),
+    .executable(name: "timerloop-bench", targets: ["timerloop-bench"]),
+  ],
+  targets: [
+    .target(
+      name: "CShims",
+      path: "CShims",
+      cSettings: [.define("_GNU_SOURCE")]
+    ),
+    .target(
+      name: "TimerLoop",
+      dependencies: ["CShims"],
+      swiftSettings: [.define("TIMERLOOP_CHECK_INVARIANTS", .when(configuration: .debug))]
+    ),
+    .target(
+      name: "BlockTimers",
+      dependencies: ["TimerLoop"]
+    ),
+    .executableTarget(
+      name: "timerloop-bench",
+      dependencies: ["TimerLoop"]
+    ),
+    .testTarget(
+      name: "TimerLoopTests",
+      dependencies: ["TimerLoop"]
+    ),
+    .testTarget(
+      name: "BlockTimersTests",
+      dependencies: ["BlockTimers", "TimerLoop"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

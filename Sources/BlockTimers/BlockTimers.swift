@@ -1,0 +1,2 @@
+// Placeholder until the BlockTimers sources land.
+import TimerLoop

@@ -1,0 +1,168 @@
+import CShims
+import Dispatch
+import Glibc
+import Synchronization
+
+/// An event loop on a real thread: one epoll instance, one `CLOCK_MONOTONIC`
+/// timerfd armed with `TFD_TIMER_ABSTIME` at the earliest pending deadline, and
+/// one eventfd through which other threads wake it.
+///
+/// Run it on the calling thread with ``run()``, or on a thread of its own with
+/// ``startOnNewThread(name:)``. Each iteration runs one pass of due work (see
+/// ``EventLoop``), re-arms the timerfd if the earliest deadline changed, and
+/// blocks in `epoll_wait` with no timeout: deadlines live in the absolute
+/// timerfd, so a signal interrupting the wait cannot stretch one. The loop
+/// does not spin: with nothing due it sleeps in the kernel.
+///
+/// ```swift
+/// let loop = try EpollEventLoop.startOnNewThread()
+/// let timer = try loop.schedule(after: .milliseconds(250)) { print("fired") }
+/// timer.cancel()
+/// loop.shutdown()
+/// ```
+public final class EpollEventLoop: EventLoop {
+  public let scheduler: TimerScheduler
+  private let selector: Selector
+  private let lifecycle = Mutex(Lifecycle.idle)
+  /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
+  private let running = DispatchGroup()
+
+  private enum Lifecycle {
+    case idle, running, stopped
+  }
+
+  /// Opens the loop's three descriptors. The loop does not run until ``run()``.
+  ///
+  /// - Throws: ``SystemError`` if `epoll_create1`, `timerfd_create`, `eventfd`
+  ///   or `epoll_ctl` fails (typically `EMFILE`); nothing is left open then.
+  public init() throws(SystemError) {
+    selector = try Selector()
+    let eventFD = selector.eventFD
+    scheduler = TimerScheduler(clock: .monotonic) { try? EventFD.signal(eventFD) }
+  }
+
+  deinit {
+    // A loop that was never run or shut down still owns its descriptors.
+    if lifecycle.withLock({ $0 }) != .stopped { selector.close() }
+  }
+
+  /// The loop whose ``run()`` is on the current thread's stack, if any.
+  public static var current: EpollEventLoop? { CurrentLoop.get() }
+
+  /// Creates a loop and runs it on a new thread named `name` (at most 15 bytes
+  /// are kept, a Linux limit) until ``shutdown()``.
+  ///
+  /// - Throws: ``SystemError`` if the descriptors cannot be opened or the thread
+  ///   cannot be created (`pthread_create`).
+  public static func startOnNewThread(name: String = "TimerLoop") throws(SystemError)
+    -> EpollEventLoop
+  {
+    let loop = try EpollEventLoop()
+    let context = Unmanaged.passRetained(loop).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(&thread, nil, { context in
+      let loop = Unmanaged<EpollEventLoop>.fromOpaque(context!).takeRetainedValue()
+      // A failing syscall inside run() has already shut the loop down; callers
+      // see ``TimerLoopError/shutdown`` from then on.
+      try? loop.run()
+      return nil
+    }, context)
+    guard result == 0 else {
+      Unmanaged<EpollEventLoop>.fromOpaque(context).release()
+      throw SystemError(syscall: "pthread_create", errno: result)
+    }
+    _ = CShims_pthread_setname_np(thread, String(decoding: name.utf8.prefix(15), as: UTF8.self))
+    pthread_detach(thread)
+    return loop
+  }
+
+  /// Runs the loop on the calling thread until ``shutdown()``. All closures run
+  /// on this thread.
+  ///
+  /// Returns at once if the loop is already running elsewhere or was shut down.
+  ///
+  /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
+  ///   the loop's descriptors fails; the loop is shut down first (every closure
+  ///   released, descriptors closed).
+  public func run() throws(SystemError) {
+    let started = lifecycle.withLock { state in
+      guard state == .idle else { return false }
+      state = .running
+      running.enter()
+      return true
+    }
+    guard started else { return }
+    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    let previous = CurrentLoop.set(self)
+    defer {
+      CurrentLoop.restore(previous)
+      scheduler.loopThread.store(0, ordering: .relaxed)
+      scheduler.shutdown()
+      selector.close()
+      lifecycle.withLock { $0 = .stopped }
+      running.leave()
+    }
+    var tasks: [@Sendable () -> Void] = []
+    var due: [TimerScheduler.DueTimer] = []
+    while true {
+      scheduler.runPass(now: .now(), tasks: &tasks, due: &due)
+      if scheduler.isShutdown { return }
+      let next = scheduler.nextWakeUp
+      let block: Bool
+      if let next, next <= .now() {
+        block = false
+      } else {
+        try selector.arm(next)
+        block = true
+      }
+      if try selector.wait(block: block).wokenUp {
+        scheduler.acknowledgeWakeUp()
+      }
+    }
+  }
+
+  /// Stops the loop: releases every pending timer and task closure at once
+  /// (their deadlines are not waited for), wakes the loop thread so ``run()``
+  /// returns, and closes the three descriptors.
+  ///
+  /// Called from another thread, it returns after ``run()`` has returned, so
+  /// no closure of this loop runs after that. Called from a closure on the
+  /// loop thread, it returns at once and the loop stops after that closure.
+  /// Idempotent; later scheduling calls throw ``TimerLoopError/shutdown``.
+  public func shutdown() {
+    scheduler.shutdown()
+    let wasIdle = lifecycle.withLock { state in
+      defer { if state == .idle { state = .stopped } }
+      return state == .idle
+    }
+    if wasIdle {
+      selector.close()
+    } else if !inEventLoop {
+      running.wait()
+    }
+  }
+}
+
+/// Which ``EpollEventLoop`` runs on the current thread, kept in a pthread key.
+enum CurrentLoop {
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "no pthread keys left")
+    return key
+  }()
+
+  static func get() -> EpollEventLoop? {
+    pthread_getspecific(key).map { Unmanaged<EpollEventLoop>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  /// Makes `loop` current (unretained: its `run()` keeps it alive) and returns the previous one.
+  static func set(_ loop: EpollEventLoop) -> UnsafeMutableRawPointer? {
+    let previous = pthread_getspecific(key)
+    pthread_setspecific(key, Unmanaged.passUnretained(loop).toOpaque())
+    return previous
+  }
+
+  static func restore(_ previous: UnsafeMutableRawPointer?) {
+    pthread_setspecific(key, previous)
+  }
+}

@@ -1,0 +1,122 @@
+/// A loop that runs closures, now (``execute(_:)``) or at a deadline
+/// (`schedule`), one at a time on its own thread.
+///
+/// Two loops conform: ``EpollEventLoop`` runs on a real thread over epoll and a
+/// timerfd; ``VirtualEventLoop`` runs on a clock that a test moves. Both share
+/// one ``TimerScheduler``, so they order, cancel and repeat timers identically.
+///
+/// Semantics (each is tested on both loops):
+/// - **Thread.** Every closure runs on the loop's thread, one at a time, never
+///   re-entered. Scheduling, cancelling and rescheduling are safe from any thread.
+/// - **Never early.** A timer never fires before its deadline on the monotonic
+///   clock. It may fire late: when the loop is busy, or, on a real loop, by the
+///   kernel's wake-up latency.
+/// - **Order.** Timers with equal deadlines fire in the order they were
+///   scheduled (FIFO). Timers with different deadlines fire in deadline order
+///   when both are due in the same pass.
+/// - **Passes.** A pass first collects every due timer, then runs them. A
+///   callback that cancels a sibling due in the same pass stops it; work a
+///   callback adds (even with zero delay) runs in the next pass.
+/// - **Bad input.** A delay of zero or less runs in the next pass, in
+///   scheduling order. A huge delay (`Duration` max, ``TimeAmount/max``)
+///   saturates to ``Deadline/distantFuture``: it never fires and costs no CPU
+///   while pending. A repeat interval under 0.1 ms (zero or negative included)
+///   is raised to 0.1 ms, as Apple's `Timer` does, so it cannot spin. NaN cannot
+///   reach a loop: ``TimeAmount/init(seconds:)`` throws for it.
+/// - **Shutdown.** ``shutdown()`` releases every pending closure; later calls
+///   that add work throw ``TimerLoopError/shutdown``.
+public protocol EventLoop: AnyObject, Sendable {
+  /// The loop's timer and task state. Opaque: use the methods of ``EventLoop``.
+  var scheduler: TimerScheduler { get }
+
+  /// Stops the loop and releases every pending timer and task closure.
+  /// Idempotent and safe from any thread, including from inside a callback.
+  func shutdown()
+}
+
+extension EventLoop {
+  /// The loop's current time on the monotonic clock (a ``VirtualEventLoop``'s
+  /// own clock). Deadlines for relative delays are computed from it.
+  public var now: Deadline { scheduler.now }
+
+  /// Whether the caller is running on the loop's thread.
+  public var inEventLoop: Bool { scheduler.inLoopThread }
+
+  /// Runs `task` on the loop's thread in its next pass, after the tasks
+  /// queued before it. From another thread, wakes the loop (one eventfd
+  /// write for a burst of calls). O(1) amortised.
+  ///
+  /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `task` is released.
+  public func execute(_ task: @escaping @Sendable () -> Void) throws(TimerLoopError) {
+    try scheduler.execute(task)
+  }
+
+  /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
+  /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``
+  /// never runs. O(log n) in the number of pending timers.
+  ///
+  /// - Returns: a handle that cancels or moves the timer.
+  /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
+  @discardableResult
+  public func schedule(
+    at deadline: Deadline, _ body: @escaping @Sendable () -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try scheduler.schedule(at: deadline, interval: nil, policy: .fixedRate, body: .once(body))
+  }
+
+  /// Runs `body` once on the loop's thread `delay` nanoseconds from ``now``
+  /// or later (see ``schedule(at:_:)``). Zero or negative: next pass.
+  @discardableResult
+  public func schedule(
+    after delay: TimeAmount, _ body: @escaping @Sendable () -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try schedule(at: now + delay, body)
+  }
+
+  /// Runs `body` once on the loop's thread `delay` from ``now`` or later,
+  /// `delay` converted by ``TimeAmount/init(_:)`` (rounded up, saturating).
+  @discardableResult
+  public func schedule(
+    after delay: Duration, _ body: @escaping @Sendable () -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try schedule(after: TimeAmount(delay), body)
+  }
+
+  /// Runs `body` on the loop's thread at `first` and then every `interval`
+  /// (nanoseconds, raised to at least 0.1 ms) until cancelled. `body` receives
+  /// the timer's handle so it can cancel or reschedule itself.
+  ///
+  /// - Parameter policy: ``RepeatPolicy/fixedRate`` (default; Apple's `Timer`:
+  ///   stays on the grid `first + n × interval`, one call for missed ticks) or
+  ///   ``RepeatPolicy/fixedDelay``.
+  /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
+  /// - Complexity: O(log n) per schedule and per firing.
+  @discardableResult
+  public func scheduleRepeating(
+    firstAt first: Deadline, every interval: TimeAmount, policy: RepeatPolicy = .fixedRate,
+    _ body: @escaping @Sendable (TimerHandle) -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try scheduler.schedule(at: first, interval: interval, policy: policy, body: .repeating(body))
+  }
+
+  /// Runs `body` on the loop's thread `initialDelay` from ``now`` and then every
+  /// `interval`; see ``scheduleRepeating(firstAt:every:policy:_:)``.
+  @discardableResult
+  public func scheduleRepeating(
+    after initialDelay: TimeAmount, every interval: TimeAmount,
+    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try scheduleRepeating(firstAt: now + initialDelay, every: interval, policy: policy, body)
+  }
+
+  /// `Duration` form of ``scheduleRepeating(after:every:policy:_:)-(TimeAmount,_,_,_)``;
+  /// both durations converted by ``TimeAmount/init(_:)``.
+  @discardableResult
+  public func scheduleRepeating(
+    after initialDelay: Duration, every interval: Duration,
+    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try scheduleRepeating(
+      after: TimeAmount(initialDelay), every: TimeAmount(interval), policy: policy, body)
+  }
+}

@@ -1,0 +1,65 @@
+import Glibc
+
+/// An event loop on a virtual clock, for deterministic tests: time moves only
+/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)``, and due
+/// closures run on the thread making that call.
+///
+/// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
+/// repeat and bad-input rules are the real loop's, with no sleeping and no
+/// flakiness. Modelled on SwiftNIO's `EmbeddedEventLoop.advanceTime(by:)`.
+///
+/// ```swift
+/// let loop = VirtualEventLoop()
+/// try loop.schedule(after: .milliseconds(10)) { print("at 10 ms") }
+/// loop.advanceTime(by: .milliseconds(10))   // prints, on this thread
+/// ```
+///
+/// Not thread-safe to drive: call `advanceTime` from one thread at a time.
+/// Scheduling from other threads is safe, as on any loop.
+public final class VirtualEventLoop: EventLoop {
+  public let scheduler: TimerScheduler
+  private let clock: VirtualClock
+
+  /// Creates a loop whose clock reads `start` (monotonic nanoseconds).
+  public init(start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000)) {
+    clock = VirtualClock(start: start)
+    scheduler = TimerScheduler(clock: .virtual(clock)) {}
+  }
+
+  /// Moves the clock forward by `amount`, running every pass that falls due on
+  /// the way, each at its own deadline: a timer due at 3 ms runs with ``now``
+  /// reading 3 ms even when advancing by 10 ms. Afterwards ``now`` reads the
+  /// old time plus `amount`. A negative amount runs what is due now and does
+  /// not move the clock back.
+  public func advanceTime(by amount: TimeAmount) {
+    advanceTime(to: now + amount)
+  }
+
+  /// Moves the clock forward to `target`; see ``advanceTime(by:)``.
+  ///
+  /// A callback that keeps scheduling work at the current time keeps this call
+  /// running, as it would keep a real loop busy.
+  public func advanceTime(to target: Deadline) {
+    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    defer { scheduler.loopThread.store(0, ordering: .relaxed) }
+    var tasks: [@Sendable () -> Void] = []
+    var due: [TimerScheduler.DueTimer] = []
+    while true {
+      scheduler.runPass(now: clock.now, tasks: &tasks, due: &due)
+      guard let next = scheduler.nextWakeUp, next <= target else { break }
+      if next > clock.now { clock.set(next) }
+    }
+    if target > clock.now { clock.set(target) }
+  }
+
+  /// Runs what is due at the current time without moving the clock.
+  public func run() {
+    advanceTime(to: now)
+  }
+
+  /// Releases every pending closure; later scheduling calls throw
+  /// ``TimerLoopError/shutdown``. Idempotent.
+  public func shutdown() {
+    scheduler.shutdown()
+  }
+}

@@ -1,0 +1,96 @@
+import CShims
+import Glibc
+
+// Namespaced wrappers over the Linux calls of the loop, one per call, each
+// going through `retryingOnInterrupt`. Names and argument order mirror C.
+
+/// `timerfd_*`: a kernel timer readable as a file descriptor.
+enum TimerFD {
+  /// A non-blocking, close-on-exec timerfd on `CLOCK_MONOTONIC`.
+  /// The corresponding C function is `timerfd_create`.
+  static func create() throws(SystemError) -> CInt {
+    try retryingOnInterrupt("timerfd_create") {
+      CShims_timerfd_create(CShims_CLOCK_MONOTONIC(), CShims_TFD_CLOEXEC() | CShims_TFD_NONBLOCK())
+    }
+  }
+
+  /// Arms `fd` to expire once at the absolute monotonic `deadline`, or disarms
+  /// it when `deadline` is `nil`. The corresponding C function is `timerfd_settime`.
+  static func setTime(_ fd: CInt, deadline: Deadline?) throws(SystemError) {
+    var spec = itimerspec()
+    if let deadline {
+      // An all-zero it_value disarms the timer; the earliest real deadline is 1 ns.
+      let ns = Swift.max(deadline.uptimeNanoseconds, 1)
+      spec.it_value = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+    }
+    _ = try retryingOnInterrupt("timerfd_settime") {
+      CShims_timerfd_settime(fd, CShims_TFD_TIMER_ABSTIME(), &spec, nil)
+    }
+  }
+
+  /// Consumes the expiration count so the descriptor stops being readable.
+  /// `EAGAIN` (nothing expired since the last read) is not an error.
+  /// The corresponding C function is `read`.
+  static func drain(_ fd: CInt) throws(SystemError) {
+    var expirations: UInt64 = 0
+    do {
+      _ = try retryingOnInterrupt("read(timerfd)") { read(fd, &expirations, 8) }
+    } catch where error.errno == EAGAIN {}
+  }
+}
+
+/// `eventfd`: a counter other threads write to wake the loop.
+enum EventFD {
+  /// A non-blocking, close-on-exec eventfd at 0. The corresponding C function is `eventfd`.
+  static func create() throws(SystemError) -> CInt {
+    try retryingOnInterrupt("eventfd") { CShims_eventfd(0, CShims_EFD_CLOEXEC() | CShims_EFD_NONBLOCK()) }
+  }
+
+  /// Adds 1. `EAGAIN` (the counter is full) means the loop is already woken.
+  /// The corresponding C function is `eventfd_write`.
+  static func signal(_ fd: CInt) throws(SystemError) {
+    do {
+      _ = try retryingOnInterrupt("eventfd_write") { CShims_eventfd_write(fd, 1) }
+    } catch where error.errno == EAGAIN {}
+  }
+
+  /// Resets the counter to 0. `EAGAIN` (it was 0) is not an error.
+  /// The corresponding C function is `eventfd_read`.
+  static func drain(_ fd: CInt) throws(SystemError) {
+    var value: eventfd_t = 0
+    do {
+      _ = try retryingOnInterrupt("eventfd_read") { CShims_eventfd_read(fd, &value) }
+    } catch where error.errno == EAGAIN {}
+  }
+}
+
+/// `epoll_*`: readiness of many descriptors in one wait.
+enum Epoll {
+  /// A close-on-exec epoll instance. The corresponding C function is `epoll_create1`.
+  static func create() throws(SystemError) -> CInt {
+    try retryingOnInterrupt("epoll_create1") { CShims_epoll_create1(CShims_EPOLL_CLOEXEC()) }
+  }
+
+  /// Watches `fd` for readability, tagging its events with `fd` itself.
+  /// The corresponding C function is `epoll_ctl` with `EPOLL_CTL_ADD`.
+  static func addReadable(_ epollFD: CInt, _ fd: CInt) throws(SystemError) {
+    var event = epoll_event()
+    event.events = CShims_EPOLLIN()
+    event.data.u64 = UInt64(UInt32(bitPattern: fd))
+    _ = try retryingOnInterrupt("epoll_ctl") {
+      CShims_epoll_ctl(epollFD, CShims_EPOLL_CTL_ADD(), fd, &event)
+    }
+  }
+
+  /// Waits for events: `timeout` is 0 to poll or -1 to block (the loop never
+  /// passes a relative timeout, so retrying on `EINTR` cannot stretch one).
+  /// The corresponding C function is `epoll_wait`.
+  static func wait(
+    _ epollFD: CInt, _ events: UnsafeMutableBufferPointer<epoll_event>, timeout: CInt
+  ) throws(SystemError) -> Int {
+    Int(
+      try retryingOnInterrupt("epoll_wait") {
+        CShims_epoll_wait(epollFD, events.baseAddress, CInt(events.count), timeout)
+      })
+  }
+}
