@@ -46,6 +46,9 @@ public final class EpollEventLoop: EventLoop {
     if lifecycle.withLock({ $0 }) != .stopped { selector.close() }
   }
 
+  /// The deadline the timerfd is armed for (`nil`: disarmed). Loop thread only.
+  var testsOnly_armedDeadline: Deadline? { selector.armedDeadline }
+
   /// The loop whose ``run()`` is on the current thread's stack, if any.
   public static var current: EpollEventLoop? { CurrentLoop.get() }
 
@@ -107,13 +110,12 @@ public final class EpollEventLoop: EventLoop {
     while true {
       scheduler.runPass(now: .now(), tasks: &tasks, due: &due)
       if scheduler.isShutdown { return }
-      let next = scheduler.nextWakeUp
-      let block: Bool
-      if let next, next <= .now() {
-        block = false
+      let (earliest, hasTasks) = scheduler.pendingWork
+      var block = !hasTasks
+      if let earliest, earliest <= .now() {
+        block = false  // arming a past deadline would cost a syscall to learn the same
       } else {
-        try selector.arm(next)
-        block = true
+        try selector.arm(earliest)
       }
       if try selector.wait(block: block).wokenUp {
         scheduler.acknowledgeWakeUp()

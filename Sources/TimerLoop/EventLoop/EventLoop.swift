@@ -75,7 +75,8 @@ extension EventLoop {
 
   /// Runs `body` once on the loop's thread `delay` from ``now`` or later,
   /// `delay` converted by ``TimeAmount/init(_:)`` (rounded up, saturating).
-  @discardableResult
+  /// Disfavoured so that `.zero` and friends mean ``TimeAmount``.
+  @_disfavoredOverload @discardableResult
   public func schedule(
     after delay: Duration, _ body: @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
@@ -111,7 +112,7 @@ extension EventLoop {
 
   /// `Duration` form of ``scheduleRepeating(after:every:policy:_:)-(TimeAmount,_,_,_)``;
   /// both durations converted by ``TimeAmount/init(_:)``.
-  @discardableResult
+  @_disfavoredOverload @discardableResult
   public func scheduleRepeating(
     after initialDelay: Duration, every interval: Duration,
     policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void

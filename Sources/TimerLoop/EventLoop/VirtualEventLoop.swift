@@ -46,9 +46,21 @@ public final class VirtualEventLoop: EventLoop {
     var due: [TimerScheduler.DueTimer] = []
     while true {
       scheduler.runPass(now: clock.now, tasks: &tasks, due: &due)
-      guard let next = scheduler.nextWakeUp, next <= target else { break }
-      if next > clock.now { clock.set(next) }
+      let (earliest, hasTasks) = scheduler.pendingWork
+      if hasTasks { continue }
+      guard let earliest, earliest <= target else { break }
+      if earliest > clock.now { clock.set(earliest) }
     }
+    if target > clock.now { clock.set(target) }
+  }
+
+  /// Moves the clock forward by `amount` without running anything, as if a
+  /// callback had kept the loop busy that long. Deadlines passed meanwhile are
+  /// late when the next ``advanceTime(by:)`` or ``run()`` handles them, which
+  /// is how tests reach missed-tick and fixed-delay behaviour. Callable from
+  /// inside a callback. Negative amounts do nothing.
+  public func stall(for amount: TimeAmount) {
+    let target = now + amount
     if target > clock.now { clock.set(target) }
   }
 

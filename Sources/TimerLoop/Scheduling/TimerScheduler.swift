@@ -46,6 +46,8 @@ public final class TimerScheduler: Sendable {
   let loopThread = Atomic<UInt>(0)
   /// Wakes the loop's thread; called with the lock held.
   private let wakeUp: @Sendable () -> Void
+  /// How many wake-ups were written, so tests can see that bursts coalesce.
+  let wakeUpWrites = Atomic<Int>(0)
 
   init(clock: Clock, wakeUp: @escaping @Sendable () -> Void) {
     self.clock = clock
@@ -96,8 +98,11 @@ public final class TimerScheduler: Sendable {
   // MARK: Changing a timer
 
   func cancel(slot: UInt32, generation: UInt32) -> Bool {
+    let onLoop = inLoopThread
     let released: TimerBody? = state.withLock { state in
       guard state.isLive(slot, generation) else { return nil }
+      // The loop sleeps until the earliest deadline; let it re-arm for the next one.
+      if !onLoop && state.queue.first?.slot == slot { wakeIfNeeded(&state) }
       return state.free(slot)
     }
     return released != nil  // the closure is released here, outside the lock
@@ -128,12 +133,10 @@ public final class TimerScheduler: Sendable {
 
   // MARK: Loop-side bookkeeping
 
-  /// The deadline the loop must wake for next, `nil` if no timer is queued.
-  /// `Deadline.distantPast` when tasks are waiting to run.
-  var nextWakeUp: Deadline? {
-    state.withLock { state in
-      state.tasks.isEmpty ? state.queue.first?.deadline : .distantPast
-    }
+  /// What waits for the next pass: the earliest timer deadline (`nil` if no
+  /// timer is queued) and whether any task is queued.
+  var pendingWork: (earliestDeadline: Deadline?, hasTasks: Bool) {
+    state.withLock { state in (state.queue.first?.deadline, !state.tasks.isEmpty) }
   }
 
   /// Called by the loop once it has consumed a wake-up, before it looks for work,
@@ -165,6 +168,7 @@ public final class TimerScheduler: Sendable {
   private func wakeIfNeeded(_ state: inout State) {
     guard !state.wakeupPending else { return }
     state.wakeupPending = true
+    wakeUpWrites.add(1, ordering: .relaxed)
     wakeUp()
   }
 }

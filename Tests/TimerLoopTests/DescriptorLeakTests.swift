@@ -1,0 +1,27 @@
+import Foundation
+import TimerLoop
+import XCTest
+
+/// XCTest rather than Swift Testing: XCTest runs these serially, with no other
+/// test opening descriptors at the same time, so the process-wide count is exact.
+final class DescriptorLeakTests: XCTestCase {
+  private func openDescriptorCount() throws -> Int {
+    try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+  }
+
+  func testShutdownClosesTheLoopsThreeDescriptors() throws {
+    let before = try openDescriptorCount()
+    let loops = try (0..<10).map { _ in try EpollEventLoop.startOnNewThread() }
+    XCTAssertEqual(try openDescriptorCount(), before + 30)
+    loops.forEach { $0.shutdown() }
+    XCTAssertEqual(try openDescriptorCount(), before)
+  }
+
+  func testALoopThatNeverRanClosesItsDescriptorsOnShutdown() throws {
+    let before = try openDescriptorCount()
+    let loop = try EpollEventLoop()
+    XCTAssertEqual(try openDescriptorCount(), before + 3)
+    loop.shutdown()
+    XCTAssertEqual(try openDescriptorCount(), before)
+  }
+}

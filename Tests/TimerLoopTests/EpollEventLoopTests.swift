@@ -1,0 +1,135 @@
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+@testable import TimerLoop
+
+/// Behaviour only the real loop has: threads, the timerfd, the eventfd.
+@Suite struct EpollEventLoopTests {
+  /// Runs `body` on the loop thread and returns its result.
+  private func onLoop<T: Sendable>(_ loop: EpollEventLoop, _ body: @escaping @Sendable () -> T) throws -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    try loop.execute {
+      result.withLock { $0 = body() }
+      done.signal()
+    }
+    #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
+    return try #require(result.withLock { $0 })
+  }
+
+  @Test func timerfdIsArmedOnlyForTheEarliestDeadlineAndDisarmedWhenTheLastTimerIsCancelled() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let late = try loop.schedule(after: .seconds(7200)) {}
+    let early = try loop.schedule(after: .seconds(3600)) {}
+    // Two round trips: the first pass arms the timerfd after running the task.
+    _ = try onLoop(loop) {}
+    #expect(try onLoop(loop) { loop.testsOnly_armedDeadline } == early.deadline)
+    early.cancel()
+    late.cancel()
+    _ = try onLoop(loop) {}
+    #expect(try onLoop(loop) { loop.testsOnly_armedDeadline == nil })
+  }
+
+  @Test func pendingTimersThatNeverFireLeaveTheTimerfdDisarmed() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try loop.schedule(after: .max) {}
+    try loop.scheduleRepeating(after: try TimeAmount(seconds: .infinity), every: .seconds(1)) { _ in }
+    _ = try onLoop(loop) {}
+    // Disarmed: the loop sleeps in epoll_wait with no timeout, costing no CPU.
+    #expect(try onLoop(loop) { loop.testsOnly_armedDeadline == nil })
+  }
+
+  @Test func aBurstOfCrossThreadCallsCostsOneWakeUp() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let release = DispatchSemaphore(value: 0)
+    let blocked = DispatchSemaphore(value: 0)
+    // Hold the loop thread inside a task so the burst arrives while it is busy.
+    try loop.execute {
+      blocked.signal()
+      release.wait()
+    }
+    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+    let before = loop.scheduler.wakeUpWrites.load(ordering: .relaxed)
+    let ran = Atomic<Int>(0)
+    for _ in 0..<1_000 { try loop.execute { ran.add(1, ordering: .relaxed) } }
+    for i in 0..<1_000 { try loop.schedule(after: .nanoseconds(Int64(-i))) { ran.add(1, ordering: .relaxed) } }
+    // One write, or none when the wake-up that delivered the blocking task is
+    // still unread: either way the burst does not cost a write per call.
+    #expect(loop.scheduler.wakeUpWrites.load(ordering: .relaxed) - before <= 1)
+    release.signal()
+    // Tasks run before timers within a pass; the second round trip follows both.
+    _ = try onLoop(loop) {}
+    _ = try onLoop(loop) {}
+    #expect(ran.load(ordering: .relaxed) == 2_000)
+  }
+
+  @Test func crossThreadScheduleOfAnEarlierTimerWakesTheSleepingLoop() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try loop.schedule(after: .seconds(3600)) {}
+    _ = try onLoop(loop) {}
+    let fired = DispatchSemaphore(value: 0)
+    try loop.schedule(after: .milliseconds(1)) { fired.signal() }
+    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
+  }
+
+  @Test func currentIsTheLoopRunningOnThisThread() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    #expect(EpollEventLoop.current == nil)
+    #expect(!loop.inEventLoop)
+    #expect(try onLoop(loop) { EpollEventLoop.current === loop && loop.inEventLoop })
+  }
+
+  @Test func runOnTheCallingThreadReturnsAfterShutdownFromACallback() throws {
+    let loop = try EpollEventLoop()
+    let log = EventLog<String>()
+    try loop.schedule(after: .milliseconds(1)) {
+      log.append("timer")
+      loop.shutdown()
+      log.append("after shutdown")
+    }
+    try loop.schedule(after: .milliseconds(1)) { log.append("sibling after shutdown") }
+    try loop.run()
+    #expect(log.all == ["timer", "after shutdown"])
+    #expect(throws: TimerLoopError.shutdown) { try loop.execute {} }
+    try loop.run()  // returns at once: the loop has stopped for good
+  }
+
+  @Test func shutdownFromAnotherThreadWaitsForTheRunningCallback() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    let entered = DispatchSemaphore(value: 0)
+    let finished = Atomic<Bool>(false)
+    try loop.execute {
+      entered.signal()
+      // Busy for a while so that shutdown() is called while this runs.
+      let end = Deadline.now() + .milliseconds(50)
+      while Deadline.now() < end {}
+      finished.store(true, ordering: .relaxed)
+    }
+    #expect(entered.wait(timeout: .now() + .seconds(30)) == .success)
+    loop.shutdown()
+    let finishedBeforeShutdownReturned = finished.load(ordering: .relaxed)
+    #expect(finishedBeforeShutdownReturned)
+  }
+
+  @Test func cancelFromAnotherThreadStopsARepeatingTimer() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let fires = Atomic<Int>(0)
+    let third = DispatchSemaphore(value: 0)
+    let handle = try loop.scheduleRepeating(after: .zero, every: .microseconds(200)) { _ in
+      if fires.add(1, ordering: .relaxed).newValue == 3 { third.signal() }
+    }
+    #expect(third.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(handle.cancel())
+    let afterCancel = fires.load(ordering: .relaxed)
+    _ = try onLoop(loop) {}
+    _ = try onLoop(loop) {}
+    #expect(fires.load(ordering: .relaxed) == afterCancel, "a call started after cancel() returned")
+  }
+}

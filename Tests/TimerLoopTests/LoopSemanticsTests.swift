@@ -1,0 +1,245 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import TimerLoop
+
+/// The semantic rules of ``EventLoop``, each checked on both the virtual-time
+/// loop and the real epoll loop.
+@Suite struct LoopSemanticsTests {
+  @Test(arguments: LoopKind.allCases)
+  func equalDeadlinesFireInSchedulingOrder(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<Int>()
+    let deadline = harness.loop.now + .milliseconds(20)
+    for i in [3, 1, 4, 1, 5, 9, 2, 6] {
+      try harness.loop.schedule(at: deadline) { log.append(i) }
+    }
+    try harness.advance(by: .milliseconds(20))
+    #expect(log.all == [3, 1, 4, 1, 5, 9, 2, 6])
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func differentDeadlinesFireInDeadlineOrder(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<Int>()
+    try harness.onLoop {
+      // Scheduled inside one pass, so all are due together when the loop next looks.
+      for ms in [30, 10, 20, 0, 5] {
+        try harness.loop.schedule(after: .milliseconds(Int64(ms))) { log.append(ms) }
+      }
+    }
+    try harness.advance(by: .milliseconds(40))
+    #expect(log.all == [0, 5, 10, 20, 30])
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func timerNeverFiresBeforeItsDeadline(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let earliness = EventLog<TimeAmount>()
+    for us in stride(from: Int64(0), through: 20_000, by: 1_250) {
+      let deadline = harness.loop.now + .microseconds(us)
+      try harness.loop.schedule(at: deadline) { [loop = harness.loop] in
+        earliness.append(deadline - loop.now)
+      }
+    }
+    try harness.advance(by: .milliseconds(25))
+    #expect(earliness.all.count == 17)
+    #expect(earliness.all.allSatisfy { $0 <= .zero }, "fired early by \(earliness.all.max()!)")
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func callbackCancellingASiblingDueInTheSamePassStopsIt(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<String>()
+    let sibling = HandleBox()
+    let deadline = harness.loop.now + .milliseconds(10)
+    try harness.loop.schedule(at: deadline) {
+      log.append("first")
+      #expect(sibling.value?.cancel() == true)
+    }
+    sibling.value = try harness.loop.schedule(at: deadline) { log.append("sibling") }
+    try harness.advance(by: .milliseconds(10))
+    #expect(log.all == ["first"])
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func zeroDelayTimerScheduledFromACallbackRunsInTheNextPass(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<String>()
+    let deadline = harness.loop.now + .milliseconds(10)
+    try harness.loop.schedule(at: deadline) { [loop = harness.loop] in
+      log.append("a")
+      _ = try? loop.schedule(after: .zero) { log.append("zero-delay from a") }
+      _ = try? loop.execute { log.append("task from a") }
+    }
+    try harness.loop.schedule(at: deadline) { log.append("b") }
+    try harness.advance(by: .milliseconds(10))
+    #expect(log.all == ["a", "b", "task from a", "zero-delay from a"])
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func negativeDelayRunsInTheNextPassInSchedulingOrder(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<Int>()
+    try harness.onLoop {
+      try harness.loop.schedule(after: .zero) { log.append(1) }
+      try harness.loop.schedule(after: .milliseconds(-5)) { log.append(2) }
+      try harness.loop.schedule(after: .milliseconds(-500)) { log.append(3) }
+      // Saturates at the clock's origin rather than trapping.
+      try harness.loop.schedule(after: .min) { log.append(4) }
+      #expect(log.all.isEmpty, "ran inside the pass that scheduled it")
+    }
+    try harness.advance(by: .milliseconds(1))
+    // A deadline earlier than another fires first even when scheduled later.
+    #expect(log.all == [4, 3, 2, 1])
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func repeatingTimerCanCancelItselfFromItsCallback(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let fires = Atomic<Int>(0)
+    try harness.loop.scheduleRepeating(after: .milliseconds(2), every: .milliseconds(2)) { handle in
+      if fires.add(1, ordering: .relaxed).newValue == 3 { handle.cancel() }
+    }
+    try harness.advance(by: .milliseconds(40))
+    #expect(fires.load(ordering: .relaxed) == 3)
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func oneShotCanRescheduleItselfFromItsCallback(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<TimeAmount>()
+    let box = HandleBox()
+    let start = harness.loop.now
+    box.value = try harness.loop.schedule(after: .milliseconds(5)) { [loop = harness.loop] in
+      log.append(loop.now - start)
+      if log.all.count == 1 { #expect(box.value?.reschedule(after: .milliseconds(5)) == true) }
+    }
+    try harness.advance(by: .milliseconds(30))
+    #expect(log.all.count == 2)
+    #expect(log.all.last.map { $0 >= .milliseconds(10) } == true)
+    #expect(box.value?.cancel() == false, "a finished one-shot still claimed to be live")
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func cancelledTimerNeverFiresAndCancelIsIdempotent(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let fired = Atomic<Bool>(false)
+    let handle = try harness.loop.schedule(after: .milliseconds(5)) { fired.store(true, ordering: .relaxed) }
+    #expect(handle.cancel() == true)
+    #expect(handle.cancel() == false)
+    try harness.advance(by: .milliseconds(20))
+    let didFire = fired.load(ordering: .relaxed)
+    #expect(!didFire)
+    #expect(handle.deadline == nil)
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func cancelReleasesTheClosureAtOnce(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    weak var weakCanary: Canary?
+    let handle: TimerHandle = try {
+      let canary = Canary()
+      weakCanary = canary
+      return try harness.loop.schedule(after: .seconds(60)) { _ = canary }
+    }()
+    #expect(weakCanary != nil)
+    handle.cancel()
+    #expect(weakCanary == nil)
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func fireOfAOneShotReleasesItsClosure(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    weak var weakCanary: Canary?
+    try {
+      let canary = Canary()
+      weakCanary = canary
+      try harness.loop.schedule(after: .milliseconds(1)) { _ = canary }
+    }()
+    #expect(weakCanary != nil)
+    try harness.advance(by: .milliseconds(5))
+    #expect(weakCanary == nil)
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func hugeDelaysNeverFireAndNeverTrap(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let fired = Atomic<Int>(0)
+    let delays: [TimeAmount] = [
+      try TimeAmount(seconds: .infinity), try TimeAmount(seconds: 1e300), TimeAmount(Duration.seconds(Int64.max)),
+      .max, .seconds(Int64.max),
+    ]
+    for delay in delays {
+      let handle = try harness.loop.schedule(after: delay) { fired.add(1, ordering: .relaxed) }
+      #expect(handle.deadline == .distantFuture)
+    }
+    try harness.loop.scheduleRepeating(after: .max, every: .max) { _ in fired.add(1, ordering: .relaxed) }
+    try harness.advance(by: .seconds(1))
+    #expect(fired.load(ordering: .relaxed) == 0)
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func schedulingAfterShutdownThrowsAndReleasesTheClosure(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    harness.loop.shutdown()
+    weak var weakCanary: Canary?
+    #expect(throws: TimerLoopError.shutdown) {
+      let canary = Canary()
+      weakCanary = canary
+      try harness.loop.schedule(after: .zero) { _ = canary }
+    }
+    #expect(weakCanary == nil)
+    #expect(throws: TimerLoopError.shutdown) { try harness.loop.execute {} }
+    #expect(throws: TimerLoopError.shutdown) {
+      try harness.loop.scheduleRepeating(after: .zero, every: .seconds(1)) { _ in }
+    }
+    harness.loop.shutdown()  // twice is fine
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func shutdownReleasesEveryPendingClosure(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    weak var weakOneShot: Canary?
+    weak var weakRepeating: Canary?
+    let handle: TimerHandle = try {
+      let oneShot = Canary()
+      let repeating = Canary()
+      weakOneShot = oneShot
+      weakRepeating = repeating
+      try harness.loop.scheduleRepeating(after: .seconds(1), every: .seconds(1)) { _ in _ = repeating }
+      return try harness.loop.schedule(after: .seconds(3600)) { _ = oneShot }
+    }()
+    harness.loop.shutdown()
+    #expect(weakOneShot == nil)
+    #expect(weakRepeating == nil)
+    #expect(handle.cancel() == false)
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func closuresRunOnTheLoopThreadOneAtATime(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let running = Atomic<Int>(0)
+    let overlaps = Atomic<Int>(0)
+    let offLoop = Atomic<Int>(0)
+    let done = DispatchGroup()
+    // Schedule from several threads at once; all closures must land on one thread.
+    DispatchQueue.concurrentPerform(iterations: 4) { thread in
+      for i in 0..<250 {
+        done.enter()
+        _ = try? harness.loop.schedule(after: .microseconds(Int64(i * 10))) { [loop = harness.loop] in
+          if running.add(1, ordering: .sequentiallyConsistent).newValue != 1 {
+            overlaps.add(1, ordering: .relaxed)
+          }
+          if !loop.inEventLoop { offLoop.add(1, ordering: .relaxed) }
+          running.subtract(1, ordering: .sequentiallyConsistent)
+          done.leave()
+        }
+      }
+    }
+    try harness.advance(by: .milliseconds(10))
+    #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(overlaps.load(ordering: .relaxed) == 0)
+    #expect(offLoop.load(ordering: .relaxed) == 0)
+  }
+}

@@ -1,0 +1,74 @@
+import Synchronization
+import Testing
+@testable import TimerLoop
+
+/// Repeat policies on virtual time, where a stalled loop can be staged exactly.
+@Suite struct RepeatPolicyTests {
+  /// Offsets from `start` at which a repeating timer fired, in milliseconds.
+  private func firings(
+    policy: RepeatPolicy, interval: TimeAmount = .milliseconds(10),
+    stallAtFiring stallIndex: Int? = nil, stall: TimeAmount = .zero, until end: TimeAmount
+  ) throws -> [Double] {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let log = EventLog<Double>()
+    try loop.scheduleRepeating(after: interval, every: interval, policy: policy) { _ in
+      log.append(Double((loop.now - start).nanoseconds) / 1e6)
+      if log.all.count == stallIndex { loop.stall(for: stall) }
+    }
+    loop.advanceTime(by: end)
+    return log.all
+  }
+
+  @Test func fixedRateStaysOnItsGrid() throws {
+    #expect(try firings(policy: .fixedRate, until: .milliseconds(50)) == [10, 20, 30, 40, 50])
+  }
+
+  @Test func fixedRateFiresOnceForMissedTicksThenReturnsToTheGrid() throws {
+    // The second firing (at 20 ms) keeps the loop busy for 25 ms: the ticks at 30
+    // and 40 ms are missed. Apple's Timer fires once, late, then at 50 ms.
+    let fired = try firings(
+      policy: .fixedRate, stallAtFiring: 2, stall: .milliseconds(25), until: .milliseconds(70))
+    #expect(fired == [10, 20, 45, 50, 60, 70])
+  }
+
+  @Test func fixedDelayCountsTheIntervalFromWhenTheCallbackReturned() throws {
+    let fired = try firings(
+      policy: .fixedDelay, stallAtFiring: 2, stall: .milliseconds(25), until: .milliseconds(70))
+    // Second callback returns at 45 ms; the next one is due at 55 ms, then 65 ms.
+    #expect(fired == [10, 20, 55, 65])
+  }
+
+  @Test(arguments: [TimeAmount.zero, .nanoseconds(1), .nanoseconds(-1), .min])
+  func repeatIntervalBelowTheMinimumIsRaisedTo100Microseconds(interval: TimeAmount) throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let log = EventLog<TimeAmount>()
+    try loop.scheduleRepeating(after: .zero, every: interval) { _ in log.append(loop.now - start) }
+    loop.advanceTime(by: .milliseconds(1))
+    #expect(log.all == (0...10).map { .microseconds(Int64($0) * 100) })
+  }
+
+  @Test func reschedulingARepeatingTimerMovesItsGrid() throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let log = EventLog<TimeAmount>()
+    let handle = try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10)) { _ in
+      log.append(loop.now - start)
+    }
+    loop.advanceTime(by: .milliseconds(10))
+    #expect(handle.reschedule(to: start + .milliseconds(13)))
+    loop.advanceTime(by: .milliseconds(25))
+    #expect(log.all == [.milliseconds(10), .milliseconds(13), .milliseconds(23), .milliseconds(33)])
+  }
+
+  @Test func gridArithmeticSaturatesInsteadOfTrapping() {
+    let nearEnd = Deadline(uptimeNanoseconds: .max - 5)
+    #expect(nearEnd.nextGridPoint(after: nearEnd, interval: .seconds(1)) == .distantFuture)
+    let origin = Deadline(uptimeNanoseconds: 0)
+    let late = Deadline(uptimeNanoseconds: .max - 1)
+    #expect(origin.nextGridPoint(after: late, interval: .nanoseconds(3)) == .distantFuture)
+    #expect(origin.nextGridPoint(after: .init(uptimeNanoseconds: 7), interval: .nanoseconds(3))
+      == .init(uptimeNanoseconds: 9))
+  }
+}

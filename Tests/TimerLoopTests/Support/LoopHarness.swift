@@ -1,0 +1,75 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import TimerLoop
+
+/// The two kinds of loop every semantic test runs on.
+enum LoopKind: CaseIterable, CustomTestStringConvertible, Sendable {
+  case virtual, epoll
+  var testDescription: String { self == .virtual ? "VirtualEventLoop" : "EpollEventLoop" }
+}
+
+/// Drives either kind of loop the same way: `advance(by:)` lets that much loop
+/// time pass and runs everything due in it. On the virtual loop that is
+/// `advanceTime(by:)`; on the real loop it waits (with a generous bound, never
+/// a sleep) for a marker timer due at the end of the span, which fires after
+/// every timer due before or at the same deadline.
+final class LoopHarness: Sendable {
+  let loop: any EventLoop
+  let kind: LoopKind
+
+  init(_ kind: LoopKind) throws {
+    self.kind = kind
+    switch kind {
+    case .virtual: loop = VirtualEventLoop()
+    case .epoll: loop = try EpollEventLoop.startOnNewThread(name: "test-loop")
+    }
+  }
+
+  deinit { loop.shutdown() }
+
+  func advance(by amount: TimeAmount, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    switch loop {
+    case let virtual as VirtualEventLoop:
+      virtual.advanceTime(by: amount)
+    default:
+      let done = DispatchSemaphore(value: 0)
+      try loop.schedule(after: amount) { done.signal() }
+      let result = done.wait(timeout: .now() + .seconds(30))
+      #expect(result == .success, "the loop did not reach its marker", sourceLocation: sourceLocation)
+    }
+  }
+
+  /// Runs `body` on the loop thread and waits for it, so that a test can set
+  /// up several timers inside one pass.
+  func onLoop(_ body: @escaping @Sendable () throws -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failure = Mutex<(any Error)?>(nil)
+    try loop.execute {
+      do { try body() } catch { failure.withLock { $0 = error } }
+      done.signal()
+    }
+    if let virtual = loop as? VirtualEventLoop { virtual.run() }
+    #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
+    if let error = failure.withLock({ $0 }) { throw error }
+  }
+}
+
+/// An ordered record of callback events, safe to append to from the loop thread.
+final class EventLog<Event: Sendable>: Sendable {
+  private let events = Mutex<[Event]>([])
+  func append(_ event: Event) { events.withLock { $0.append(event) } }
+  var all: [Event] { events.withLock { $0 } }
+}
+
+/// Set from inside a closure to refer to the handle its schedule call returned.
+final class HandleBox: Sendable {
+  private let handle = Mutex<TimerHandle?>(nil)
+  var value: TimerHandle? {
+    get { handle.withLock { $0 } }
+    set { handle.withLock { $0 = newValue } }
+  }
+}
+
+/// An object whose lifetime tests watch through a weak reference.
+final class Canary: Sendable {}

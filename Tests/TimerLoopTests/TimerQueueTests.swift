@@ -1,0 +1,78 @@
+import Testing
+@testable import TimerLoop
+
+/// The queue against a plain reference: a list sorted by (deadline, push order).
+@Suite struct TimerQueueTests {
+  /// A small deterministic generator (SplitMix64), so a failing seed replays.
+  struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  struct Reference {
+    var items: [(deadline: Int64, order: Int, slot: UInt32)] = []
+    var pushes = 0
+    mutating func push(_ slot: UInt32, _ deadline: Int64) {
+      items.append((deadline, pushes, slot))
+      pushes += 1
+      items.sort { ($0.deadline, $0.order) < ($1.deadline, $1.order) }
+    }
+    mutating func remove(_ slot: UInt32) -> Bool {
+      guard let index = items.firstIndex(where: { $0.slot == slot }) else { return false }
+      items.remove(at: index)
+      return true
+    }
+  }
+
+  @Test(arguments: 0..<200)
+  func randomOperationsMatchTheReference(seed: UInt64) {
+    var rng = SplitMix64(state: seed)
+    var queue = TimerQueue()
+    var reference = Reference()
+    var now: Int64 = 0
+    for _ in 0..<300 {
+      let slot = UInt32.random(in: 0..<40, using: &rng)
+      switch Int.random(in: 0..<10, using: &rng) {
+      case 0..<5 where !queue.contains(slot: slot):
+        // Few distinct deadlines, so ties (FIFO) are common.
+        let deadline = now + Int64.random(in: 0..<8, using: &rng)
+        queue.push(slot: slot, deadline: Deadline(uptimeNanoseconds: deadline))
+        reference.push(slot, deadline)
+      case 5..<7:
+        #expect(queue.remove(slot: slot) == reference.remove(slot), "seed \(seed)")
+      default:
+        now += Int64.random(in: 0..<3, using: &rng)
+        while let popped = queue.popFirst(dueAt: Deadline(uptimeNanoseconds: now)) {
+          let expected = reference.items.removeFirst()
+          #expect(popped == expected.slot && expected.deadline <= now, "seed \(seed)")
+        }
+        #expect(reference.items.first.map { $0.deadline > now } ?? true, "seed \(seed)")
+      }
+      #expect(queue.count == reference.items.count, "seed \(seed)")
+      #expect(queue.first?.slot == reference.items.first?.slot, "seed \(seed)")
+    }
+  }
+
+  @Test func equalDeadlinesPopInPushOrderAfterRemovals() {
+    var queue = TimerQueue()
+    let deadline = Deadline(uptimeNanoseconds: 10)
+    for slot in UInt32(0)..<100 { queue.push(slot: slot, deadline: deadline) }
+    for slot in stride(from: UInt32(0), to: 100, by: 3) { queue.remove(slot: slot) }
+    var popped: [UInt32] = []
+    while let slot = queue.popFirst(dueAt: deadline) { popped.append(slot) }
+    #expect(popped == (UInt32(0)..<100).filter { $0 % 3 != 0 })
+  }
+
+  @Test func nothingPopsBeforeItsDeadline() {
+    var queue = TimerQueue()
+    queue.push(slot: 0, deadline: Deadline(uptimeNanoseconds: 100))
+    #expect(queue.popFirst(dueAt: Deadline(uptimeNanoseconds: 99)) == nil)
+    #expect(queue.popFirst(dueAt: Deadline(uptimeNanoseconds: 100)) == 0)
+  }
+}
