@@ -1,14 +1,35 @@
-import TimerLoop
-import Synchronization
-let loop = try EpollEventLoop.startOnNewThread()
-let count = Atomic<Int>(0)
-let start = Deadline.now()
-for i in 0..<100_000 {
-  try loop.schedule(after: .microseconds(Int64(i % 1000) * 10)) { count.add(1, ordering: .relaxed) }
+// timerloop-bench: the workloads of WORKLOADS.md on TimerLoop, Foundation and Dispatch.
+// See `Options.usage` for the command line.
+import Glibc
+
+let options: Options
+do {
+  options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+  printError("timerloop-bench: \(error)\nRun 'timerloop-bench --help' for usage.")
+  exit(2)
 }
-let r = try loop.scheduleRepeating(after: .milliseconds(1), every: .milliseconds(5)) { h in count.add(1_000_000, ordering: .relaxed) }
-while count.load(ordering: .relaxed) < 100_000 + 3_000_000 { }
-r.cancel()
-print(Deadline.now() - start, count.load(ordering: .relaxed))
-loop.shutdown()
-print("ok")
+if options.showHelp {
+  print(Options.usage, terminator: "")
+  exit(0)
+}
+
+#if DEBUG
+  if !ChildProcess.isChild {
+    printError(
+      "warning: timerloop-bench was built without optimisation; its numbers mean little."
+        + " Build with -c release.")
+  }
+#endif
+
+let cases = options.cases
+if cases.count == 1 {
+  do {
+    try cases[0].run(timers: options.timers, seconds: options.seconds)
+  } catch {
+    printError("timerloop-bench: \(cases[0]) failed: \(error)")
+    exit(1)
+  }
+} else {
+  exit(ChildProcess.runAll(cases, options: options) ? 0 : 1)
+}

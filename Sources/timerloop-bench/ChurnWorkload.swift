@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import TimerLoop
+
+/// W2 `churn`, the idle-timeout pattern: C timers armed 30 s ahead, then R resets, reset k
+/// re-arming timer `(k × 7919) mod C` to 30 s from a fresh clock reading, then every timer
+/// cancelled. Nothing fires.
+///
+/// Measures the wall time per initial arm, per reset and per cancel (ns), each including
+/// one clock read, as in every peer.
+enum ChurnWorkload {
+  /// C when `--timers` is not given.
+  static let defaultCount = 100_000
+  /// R for TimerLoop and Dispatch.
+  static let defaultResets = 2_000_000
+  /// Foundation's R: a `fireDate` set costs ~0.19 ms with 100,000 timers pending
+  /// (`RESULTS.md`), so 2,000,000 resets would take minutes. Same cap as the reference run.
+  static let foundationResetCap = 20_000
+  /// The idle timeout every arm and reset sets, from a fresh clock reading.
+  static let timeout = TimeAmount.seconds(30)
+
+  /// The timer that reset `k` re-arms: a stride coprime with C visits every timer and
+  /// defeats any locality a cache or a heap could exploit.
+  static func timer(forReset k: Int, count: Int) -> Int {
+    (k * 7919) % count
+  }
+
+  /// Monotonic times at the phase boundaries.
+  struct Phases {
+    var start: Deadline
+    var armed: Deadline
+    var reset: Deadline
+    var cancelled: Deadline
+  }
+
+  /// Runs the workload with `count` timers on `implementation` and emits its metrics.
+  static func run(_ implementation: Implementation, count: Int, sink: MetricSink) throws {
+    let resets =
+      implementation == .foundation ? min(defaultResets, foundationResetCap) : defaultResets
+    let fired = Shared(0)
+    let phases =
+      switch implementation {
+      case .timerloop: try runTimerLoop(count: count, resets: resets, fired: fired)
+      case .foundation: runFoundation(count: count, resets: resets, fired: fired)
+      case .dispatch: runDispatch(count: count, resets: resets, fired: fired)
+      }
+    sink.emit("c", count, "timers")
+    sink.emit("r", resets, "resets")
+    sink.emit("arm_ns", nanoseconds(phases.armed - phases.start, per: count), digits: 1, "ns")
+    sink.emit("reset_ns", nanoseconds(phases.reset - phases.armed, per: resets), digits: 1, "ns")
+    sink.emit(
+      "cancel_ns", nanoseconds(phases.cancelled - phases.reset, per: count), digits: 1, "ns")
+    sink.emit("fired", fired.value, "count")
+  }
+
+  /// Nanoseconds per operation.
+  private static func nanoseconds(_ amount: TimeAmount, per operations: Int) -> Double {
+    Double(amount.nanoseconds) / Double(max(operations, 1))
+  }
+
+  /// Arms with `schedule(at:)`, resets with `reschedule(to:)`, cancels with `cancel()`, all
+  /// on the loop thread.
+  private static func runTimerLoop(count: Int, resets: Int, fired: Shared<Int>) throws -> Phases {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      defer { loop.shutdown() }
+      var handles: [TimerHandle] = []
+      handles.reserveCapacity(count)
+      let start = Deadline.now()
+      for _ in 0..<count {
+        handles.append(try loop.schedule(at: Deadline.now() + timeout) { fired.value += 1 })
+      }
+      let armed = Deadline.now()
+      for k in 0..<resets {
+        handles[timer(forReset: k, count: count)].reschedule(to: Deadline.now() + timeout)
+      }
+      let reset = Deadline.now()
+      for handle in handles { handle.cancel() }
+      return Phases(start: start, armed: armed, reset: reset, cancelled: Deadline.now())
+    }
+  }
+
+  /// Resets by setting `fireDate`, cancels with `invalidate()`; the run loop never runs.
+  private static func runFoundation(count: Int, resets: Int, fired: Shared<Int>) -> Phases {
+    let runLoop = RunLoop.current
+    var timers: [Timer] = []
+    timers.reserveCapacity(count)
+    let start = Deadline.now()
+    for _ in 0..<count {
+      let timer = Timer(timeInterval: timeout.seconds, repeats: false) { _ in fired.value += 1 }
+      runLoop.add(timer, forMode: .default)
+      timers.append(timer)
+    }
+    let armed = Deadline.now()
+    for k in 0..<resets {
+      timers[timer(forReset: k, count: count)].fireDate = Date(
+        timeIntervalSinceNow: timeout.seconds)
+    }
+    let reset = Deadline.now()
+    for timer in timers { timer.invalidate() }
+    return Phases(start: start, armed: armed, reset: reset, cancelled: Deadline.now())
+  }
+
+  /// Each phase runs inside one `queue.sync`, whose return is the phase's barrier; work
+  /// libdispatch leaves to its manager thread after that is not counted (`RESULTS.md`).
+  private static func runDispatch(count: Int, resets: Int, fired: Shared<Int>) -> Phases {
+    let queue = DispatchSource.makeBenchmarkQueue()
+    let interval = DispatchTimeInterval(timeout)
+    var sources: [any DispatchSourceTimer] = []
+    sources.reserveCapacity(count)
+    let start = Deadline.now()
+    queue.sync {
+      for _ in 0..<count {
+        sources.append(
+          DispatchSource.activatedTimer(on: queue, at: .now() + interval) { fired.value += 1 })
+      }
+    }
+    let armed = Deadline.now()
+    queue.sync {
+      for k in 0..<resets {
+        sources[timer(forReset: k, count: count)].schedule(
+          deadline: .now() + interval, repeating: .never, leeway: .nanoseconds(0))
+      }
+    }
+    let reset = Deadline.now()
+    queue.sync { for source in sources { source.cancel() } }
+    return Phases(start: start, armed: armed, reset: reset, cancelled: Deadline.now())
+  }
+}

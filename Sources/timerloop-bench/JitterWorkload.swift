@@ -1,0 +1,240 @@
+import Dispatch
+import Foundation
+import TimerLoop
+
+/// W3 `jitter`: K repeating 10 ms timers, timer k first due at `t0 + k × 10 ms / K` with
+/// `t0` = init start + 200 ms, run for S seconds (K × 100 firings per second expected).
+///
+/// Measures the lateness of every firing against its ideal time on the grid (µs
+/// percentiles; negative means early) and the CPU the whole process used over the run (s).
+enum JitterWorkload {
+  /// K when `--timers` is not given.
+  static let defaultCount = 10_000
+  /// The run's length in seconds when `--seconds` is not given.
+  static let defaultSeconds = 3.0
+  /// How long after the end a run may take to stop all its timers before it is declared stuck.
+  static let patience = TimeAmount.seconds(10)
+
+  /// Runs the workload with `count` timers for `seconds` on `implementation` and emits its metrics.
+  static func run(
+    _ implementation: Implementation, count: Int, seconds: Double, sink: MetricSink
+  ) throws {
+    let recorder =
+      switch implementation {
+      case .timerloop: try runTimerLoop(count: count, seconds: seconds)
+      case .foundation: runFoundation(count: count, seconds: seconds)
+      case .dispatch: runDispatch(count: count, seconds: seconds)
+      }
+    let cpuAtRunEnd = ProcessStats.cpuSeconds()
+    if recorder.stoppedTimers < count {
+      printError(
+        "jitter on \(implementation): gave up with \(count - recorder.stoppedTimers) timers running"
+      )
+    }
+    sink.emit("k", count, "timers")
+    sink.emit("secs", seconds, digits: 1, "s")
+    sink.emit("init_s", (recorder.initEnd - recorder.start).seconds, digits: 4, "s")
+    sink.emit("firings", recorder.sampleCount + recorder.overflow, "count")
+    sink.emit("expected_firings", count * Int(seconds * 100 + 0.5), "count")
+    sink.emit("sample_overflow", recorder.overflow, "count")
+    recorder.latencySummary()?.emit(to: sink)
+    sink.emit("cpu_s", cpuAtRunEnd - recorder.cpuAtInitEnd, digits: 3, "s")
+  }
+
+  /// TimerLoop's fixed-rate timers skip missed ticks, so a callback is charged to the tick
+  /// the timer was queued for: the first deadline, then the handle's next deadline as the
+  /// previous callback saw it (the loop queues it before the callback runs).
+  private static func runTimerLoop(count: Int, seconds: Double) throws -> LatenessRecorder {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      let recorder = LatenessRecorder(timers: count, seconds: seconds, start: Deadline.now())
+      for k in 0..<count {
+        try loop.scheduleRepeating(
+          firstAt: recorder.firstDeadline(ofTimer: k), every: LatenessRecorder.period
+        ) { handle in
+          let now = Deadline.now()
+          guard !recorder.isOver(at: now) else {
+            handle.cancel()
+            if recorder.stopTimer() { loop.shutdown() }
+            return
+          }
+          let tick = recorder.nextTick[k]
+          recorder.nextTick[k] =
+            handle.deadline.map { recorder.tick(ofTimer: k, at: $0) } ?? tick + 1
+          recorder.record(timer: k, tick: tick, at: now)
+        }
+      }
+      recorder.finishInit()
+      try loop.schedule(at: recorder.end + patience) { loop.shutdown() }
+      return recorder
+    }
+  }
+
+  /// CoreFoundation skips missed ticks too; during the callout `fireDate` is the tick being
+  /// served. A phase needs `Timer(fire:interval:repeats:block:)`.
+  private static func runFoundation(count: Int, seconds: Double) -> LatenessRecorder {
+    let runLoop = RunLoop.current
+    let startDate = Date()
+    let recorder = LatenessRecorder(timers: count, seconds: seconds, start: Deadline.now())
+    let period = LatenessRecorder.period.seconds
+    for k in 0..<count {
+      let firstDate = startDate + (recorder.firstDeadline(ofTimer: k) - recorder.start).seconds
+      let timer = Timer(fire: firstDate, interval: period, repeats: true) { timer in
+        let now = Deadline.now()
+        guard !recorder.isOver(at: now) else {
+          timer.invalidate()
+          recorder.stopTimer()
+          return
+        }
+        let tick = Int((timer.fireDate.timeIntervalSince(firstDate) / period).rounded())
+        recorder.record(timer: k, tick: tick, at: now)
+      }
+      runLoop.add(timer, forMode: .default)
+    }
+    recorder.finishInit()
+    _ = runLoop.spin(
+      until: { recorder.stoppedTimers == count }, giveUpAt: recorder.end + patience)
+    return recorder
+  }
+
+  /// Dispatch coalesces missed ticks into one handler call whose `data` counts them; the
+  /// call is charged to the oldest tick it covers.
+  private static func runDispatch(count: Int, seconds: Double) -> LatenessRecorder {
+    let queue = DispatchSource.makeBenchmarkQueue()
+    let done = DispatchSemaphore(value: 0)
+    let recorder = LatenessRecorder(timers: count, seconds: seconds, start: Deadline.now())
+    var sources: [any DispatchSourceTimer] = []
+    sources.reserveCapacity(count)
+    queue.sync {
+      for k in 0..<count {
+        // The handler needs its source; the box is filled before the handler can run,
+        // because the queue is busy with this `sync` until every timer is armed.
+        let source = Shared<(any DispatchSourceTimer)?>(nil)
+        let timer = DispatchSource.activatedTimer(
+          on: queue, at: DispatchTime(recorder.firstDeadline(ofTimer: k)),
+          repeating: DispatchTimeInterval(LatenessRecorder.period)
+        ) {
+          guard let timer = source.value else { return }
+          let now = Deadline.now()
+          guard !recorder.isOver(at: now) else {
+            timer.cancel()
+            source.value = nil  // breaks the cycle source → handler → box → source
+            if recorder.stopTimer() { done.signal() }
+            return
+          }
+          let tick = recorder.nextTick[k]
+          recorder.nextTick[k] += Int(timer.data)
+          recorder.record(timer: k, tick: tick, at: now)
+        }
+        source.value = timer
+        sources.append(timer)
+      }
+    }
+    recorder.finishInit()
+    _ = done.wait(timeout: DispatchTime(recorder.end + patience))
+    queue.sync { for source in sources { source.cancel() } }
+    return recorder
+  }
+}
+
+/// W3 bookkeeping, the same for every implementation: the tick grid, which tick each
+/// timer's next callback is charged to, and the lateness samples (ns), stored like
+/// `w3_samples` in `common.h` (a fixed capacity, overflow counted).
+///
+/// Touched only by the thread that fires the timers; see ``Shared`` for why that is safe.
+final class LatenessRecorder: @unchecked Sendable {
+  /// Every timer's repeat interval.
+  static let period = TimeAmount.milliseconds(10)
+  /// Time from the start of init to the grid's origin `t0`, leaving room to arm every timer.
+  static let lead = TimeAmount.milliseconds(200)
+
+  /// K, the number of timers.
+  let timers: Int
+  /// Monotonic time just before the first arm.
+  let start: Deadline
+  /// `t0`, the grid's origin: timer k's tick m is ideally due at `t0 + phase_k + m × period`.
+  let gridStart: Deadline
+  /// Firings at or after this time stop their timer instead of being recorded.
+  let end: Deadline
+  /// Monotonic time just after the last arm.
+  private(set) var initEnd: Deadline
+  /// Process CPU seconds at `initEnd`.
+  private(set) var cpuAtInitEnd = 0.0
+  /// Lateness samples stored.
+  private(set) var sampleCount = 0
+  /// Firings recorded while the sample buffer was full.
+  private(set) var overflow = 0
+  /// Timers that have seen the end and stopped.
+  private(set) var stoppedTimers = 0
+  /// The tick each timer's next callback is charged to, for implementations that learn it
+  /// from the previous callback (TimerLoop, Dispatch).
+  let nextTick: UnsafeMutableBufferPointer<Int>
+  /// A raw buffer, not an array, so that recording costs next to nothing in the measured CPU.
+  private let samples: UnsafeMutableBufferPointer<Int64>
+
+  /// A recorder for `timers` timers running `seconds` from `start`, room for every
+  /// expected firing plus two per timer (up to 64 Mi samples).
+  init(timers: Int, seconds: Double, start: Deadline) {
+    self.timers = timers
+    self.start = start
+    gridStart = start + Self.lead
+    end = gridStart + .nanoseconds(Int64(seconds * 1e9))
+    initEnd = start
+    nextTick = .allocate(capacity: timers)
+    nextTick.initialize(repeating: 0)
+    samples = .allocate(capacity: min(timers * (Int(seconds * 100) + 2), 1 << 26))
+  }
+
+  deinit {
+    nextTick.deallocate()
+    samples.deallocate()
+  }
+
+  /// Timer k's offset in the grid: `k × period / K`, 1 µs steps at K = 10,000.
+  func phase(ofTimer k: Int) -> TimeAmount {
+    .nanoseconds(Self.period.nanoseconds * Int64(k) / Int64(timers))
+  }
+
+  /// When timer k's first tick is due.
+  func firstDeadline(ofTimer k: Int) -> Deadline {
+    gridStart + phase(ofTimer: k)
+  }
+
+  /// The index of timer k's tick nearest to `deadline`.
+  func tick(ofTimer k: Int, at deadline: Deadline) -> Int {
+    let offset = (deadline - firstDeadline(ofTimer: k)).nanoseconds
+    return Int((offset + Self.period.nanoseconds / 2) / Self.period.nanoseconds)
+  }
+
+  /// Whether the run is over at `now`.
+  func isOver(at now: Deadline) -> Bool { now >= end }
+
+  /// Marks the end of init: every timer is armed.
+  func finishInit() {
+    initEnd = Deadline.now()
+    cpuAtInitEnd = ProcessStats.cpuSeconds()
+  }
+
+  /// Records a callback of timer k at `now` charged to its tick `tick`.
+  func record(timer k: Int, tick: Int, at now: Deadline) {
+    guard sampleCount < samples.count else {
+      overflow += 1
+      return
+    }
+    let ideal = firstDeadline(ofTimer: k) + .nanoseconds(Int64(tick) * Self.period.nanoseconds)
+    samples[sampleCount] = (now - ideal).nanoseconds
+    sampleCount += 1
+  }
+
+  /// Counts a timer that has stopped itself after the end.
+  /// - Returns: `true` once every timer has stopped.
+  @discardableResult
+  func stopTimer() -> Bool {
+    stoppedTimers += 1
+    return stoppedTimers == timers
+  }
+
+  /// Percentiles of the recorded lateness; sorts the samples.
+  func latencySummary() -> LatencySummary? {
+    LatencySummary(sorting: UnsafeMutableBufferPointer(rebasing: samples[..<sampleCount]))
+  }
+}

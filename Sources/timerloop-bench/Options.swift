@@ -1,0 +1,133 @@
+/// The command line: `timerloop-bench [WORKLOAD ...] [--impl IMPL] [--timers N] [--seconds S]`.
+struct Options {
+  /// Above this, the largest workloads would need more memory than a typical machine has.
+  static let maximumTimers = 20_000_000
+  /// A bound on `--seconds`, which also bounds jitter's sample buffer.
+  static let maximumSeconds = 600.0
+
+  /// The workloads to run, in command-line order; all of them by default.
+  var workloads = Workload.allCases
+  /// The implementations to run each workload on, in command-line order; all by default.
+  var implementations = Implementation.allCases
+  /// `--timers`: the workload's main count, replacing its default.
+  var timers: Int?
+  /// `--seconds`: how long `jitter` runs, replacing its default.
+  var seconds: Double?
+  /// `-h` or `--help`: print ``usage`` and run nothing.
+  var showHelp = false
+
+  static let usage = """
+    usage: timerloop-bench [WORKLOAD ...] [--impl IMPL[,IMPL ...]] [--timers N] [--seconds S]
+
+    Runs the timer workloads of WORKLOADS.md on TimerLoop's EpollEventLoop, Foundation.Timer
+    and DispatchSourceTimer, printing one line per metric: <impl>.<workload>.<metric>=<value> <unit>.
+
+    workloads (default: all four):
+      million   N one-shot timers due 1 + i/1000 ms; checks each fires once, in order (N = 1,000,000)
+      churn     C timers 30 s ahead, 2,000,000 resets (Foundation: 20,000), cancel all (C = 100,000)
+      jitter    K repeating 10 ms timers on a 10 ms/K phase grid; lateness and CPU (K = 10,000, 3 s)
+      memory    resident bytes per timer for N timers due in 1 hour (N = 1,000,000)
+
+    options:
+      --impl IMPL    timerloop, foundation or dispatch; repeat it or separate with commas
+                     (default: all three)
+      --timers N     the workload's main count: N (million, memory), C (churn), K (jitter)
+      --seconds S    how long jitter runs, in seconds (default 3)
+      -h, --help     print this text
+
+    When more than one workload/implementation pair is selected, each pair runs in a child
+    process of its own (a fresh heap and resident set, nothing left over from the previous
+    pair), and a comparison table follows the metric lines. Progress goes to standard error.
+
+    """
+
+  /// Parses `arguments` (without the program name).
+  /// - Throws: ``UsageError`` describing the first argument that does not parse.
+  init(arguments: [String]) throws(UsageError) {
+    var remaining = arguments[...]
+    var workloads: [Workload] = []
+    var implementations: [Implementation] = []
+    while let argument = remaining.popFirst() {
+      guard argument.hasPrefix("-") else {
+        guard let workload = Workload(rawValue: argument) else {
+          throw UsageError("unknown workload '\(argument)' (expected \(Self.names(Workload.self)))")
+        }
+        if !workloads.contains(workload) { workloads.append(workload) }
+        continue
+      }
+      // Both `--timers 1000` and `--timers=1000`.
+      let parts = argument.split(separator: "=", maxSplits: 1)
+      let name = String(parts[0])
+      func value() throws(UsageError) -> String {
+        if parts.count == 2 { return String(parts[1]) }
+        guard let next = remaining.popFirst() else { throw UsageError("\(name) needs a value") }
+        return next
+      }
+      switch name {
+      case "-h", "--help":
+        showHelp = true
+      case "--impl":
+        for label in try value().split(separator: ",") {
+          guard let implementation = Implementation(rawValue: String(label)) else {
+            throw UsageError(
+              "unknown implementation '\(label)' (expected \(Self.names(Implementation.self)))")
+          }
+          if !implementations.contains(implementation) { implementations.append(implementation) }
+        }
+      case "--timers":
+        let text = try value()
+        guard let timers = Int(text), (1...Self.maximumTimers).contains(timers) else {
+          throw UsageError(
+            "--timers needs a whole number from 1 to \(Self.maximumTimers), not '\(text)'")
+        }
+        self.timers = timers
+      case "--seconds":
+        let text = try value()
+        guard let seconds = Double(text), seconds > 0, seconds <= Self.maximumSeconds else {
+          throw UsageError(
+            "--seconds needs a number of seconds above 0 and up to \(Int(Self.maximumSeconds)), not '\(text)'"
+          )
+        }
+        self.seconds = seconds
+      default:
+        throw UsageError("unknown option '\(argument)'")
+      }
+    }
+    if !workloads.isEmpty { self.workloads = workloads }
+    if !implementations.isEmpty { self.implementations = implementations }
+  }
+
+  /// Every selected workload on every selected implementation, workload by workload, so that
+  /// the implementations run back to back under similar machine load.
+  var cases: [BenchmarkCase] {
+    workloads.flatMap { workload in
+      implementations.map { BenchmarkCase(workload: workload, implementation: $0) }
+    }
+  }
+
+  /// The arguments that make a child process run `benchmarkCase` with these options' sizes.
+  func arguments(for benchmarkCase: BenchmarkCase) -> [String] {
+    var arguments = [
+      benchmarkCase.workload.rawValue, "--impl", benchmarkCase.implementation.rawValue,
+    ]
+    if let timers { arguments += ["--timers", String(timers)] }
+    if let seconds { arguments += ["--seconds", String(seconds)] }
+    return arguments
+  }
+
+  /// `"a, b or c"`, for error messages.
+  private static func names<T: CaseIterable & RawRepresentable>(_: T.Type) -> String
+  where T.RawValue == String {
+    let names = T.allCases.map(\.rawValue)
+    return names.dropLast().joined(separator: ", ") + " or " + names.last!
+  }
+}
+
+/// A command line that does not parse; the message names the offending argument.
+struct UsageError: Error, CustomStringConvertible {
+  let description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}
