@@ -1,0 +1,495 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TimerLoop
+
+/// A timer with the API and documented semantics of Foundation's `Timer` block
+/// API, running on an ``EventLoop`` instead of a `RunLoop`, so ported code runs
+/// on Linux with nothing to spin.
+///
+/// ```swift
+/// BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true) { timer in
+///   print("tick", timer.fireDate)
+/// }
+/// ```
+///
+/// Semantics, each from Apple's `Timer` documentation unless noted:
+/// - **First fire.** One interval after the timer is created, not at creation.
+/// - **Intervals.** Seconds. An interval ≤ 0 becomes 0.0001 s (0.1 ms).
+/// - **Repeating.** Fixed rate on the grid `first + n × interval`; when the loop
+///   was busy past several ticks the timer fires once, late, and skips the
+///   missed ones ("fires only once ... for missed periods").
+/// - **Clock.** The schedule follows the loop's monotonic clock. ``fireDate`` is
+///   converted to and from `Date` as `loop.now + (date - Date())`, so changing
+///   the wall clock does not move a scheduled timer (on Apple's platforms it
+///   does not either: run loop timers use mach absolute time).
+/// - **Thread.** The block runs on the loop's thread, one call at a time, or on
+///   the `DispatchQueue` given at scheduling. It receives the very object the
+///   factory returned.
+/// - **Validity.** A one-shot is valid inside its own block and invalid after it.
+///   ``invalidate()`` from inside the block stops the timer at once; from any
+///   other thread it is safe, and after it returns no new call starts (a call
+///   already under way is not interrupted). An invalid timer never fires again:
+///   setting ``fireDate``, ``add(to:deliveringOn:)`` and ``fire()`` do nothing.
+/// - **Lifetime.** A scheduled timer is retained by its loop until it is
+///   invalidated or its one-shot has fired (Apple: "run loops maintain strong
+///   references to their timers"). Invalidation releases the block at once.
+/// - **Bad input.** A NaN interval or fire date gives a timer that is invalid
+///   from the start and never fires (``isValid`` is `false`); nothing traps.
+///   An infinite interval or `Date.distantFuture` never fires and costs no CPU.
+///
+/// Differences from `Timer`: there are no run loop modes; `userInfo` must be
+/// `Sendable`; a timer scheduled with no loop on a thread that runs none goes
+/// to the ``DefaultLoop/shared()`` loop instead of never firing. Where
+/// swift-corelibs-foundation's `Timer` differs from Apple's documentation
+/// (it needs a spinning `RunLoop`), this type follows Apple.
+public final class BlockTimer: Sendable {
+  /// The interval between firings of a repeating timer, in seconds (≤ 0 was
+  /// raised to 0.0001); `0` for a one-shot, as Apple's `timeInterval` returns
+  /// "0 ... even if a time interval was set" for non-repeating timers.
+  public let timeInterval: TimeInterval
+
+  /// The value given at creation, unchanged. (Apple's `userInfo` is `Any?`;
+  /// here it is `Sendable` because the timer crosses threads.)
+  public let userInfo: (any Sendable)?
+
+  /// Whether the timer repeats until invalidated.
+  public let repeats: Bool
+
+  /// The repeat interval handed to the core; unused for one-shots.
+  private let interval: TimeAmount
+  private let state: Mutex<State>
+
+  /// Apple's floor for intervals: "If seconds is less than or equal to 0.0,
+  /// this method chooses the nonnegative value of 0.1 milliseconds instead."
+  static let minimumInterval: TimeInterval = 0.0001
+
+  /// Coalescing never aligns to a grid coarser than 2^30 ns (≈ 1.07 s), so a
+  /// huge tolerance cannot postpone a timer by minutes.
+  static let maximumCoalescingGranularity: Int64 = 1 << 30
+
+  typealias Block = @Sendable (BlockTimer) -> Void
+
+  private struct Scheduled {
+    let loop: any EventLoop
+    let handle: TimerHandle
+    let queue: DispatchQueue?
+    /// The fire date without the tolerance shift, kept for when the core no
+    /// longer reports a deadline (a one-shot that is running or has run).
+    var nominal: Deadline
+    /// How far tolerance moved the core's deadline past `nominal` (≥ 0, < tolerance).
+    var shift: TimeAmount
+    /// A call was handed to `queue` and has not started yet.
+    var deliveryPending = false
+  }
+
+  private enum Phase {
+    /// Created, not yet added to a loop.
+    case idle(fireDate: Date)
+    case scheduled(Scheduled)
+    /// Ended; keeps the last fire date for the getter.
+    case invalid(fireDate: Date)
+  }
+
+  private struct State {
+    var phase: Phase
+    /// Released on invalidation, so a block that captures its owner does not
+    /// keep it alive through an invalidated timer.
+    var block: Block?
+    var tolerance: TimeInterval = 0
+  }
+
+  /// Where the first firing goes when the timer is added to a loop.
+  enum Start {
+    /// At ``fireDate``, converted against the loop's clock.
+    case fireDate
+    /// This many seconds after the loop's `now` (≤ 0: the loop's next pass).
+    case delay(TimeInterval)
+    /// At this deadline on the loop's clock.
+    case deadline(Deadline)
+  }
+
+  init(
+    fireDate: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
+    block: @escaping Block
+  ) {
+    let clamped = interval <= 0 ? Self.minimumInterval : interval
+    let valid = !clamped.isNaN && !fireDate.timeIntervalSinceReferenceDate.isNaN
+    self.repeats = repeats
+    self.timeInterval = repeats && valid ? clamped : 0
+    self.interval = (try? TimeAmount(seconds: clamped)) ?? .max
+    self.userInfo = userInfo
+    let phase: Phase = valid ? .idle(fireDate: fireDate) : .invalid(fireDate: .distantFuture)
+    state = Mutex(State(phase: phase, block: valid ? block : nil))
+  }
+
+  /// Creates a timer that first fires `interval` seconds from now (≤ 0 becomes
+  /// 0.0001) once added to a loop with ``add(to:deliveringOn:)``; it does not
+  /// run before that. Apple's `init(timeInterval:repeats:block:)`: the fire
+  /// date is fixed at creation, so a timer added late fires at once.
+  ///
+  /// A NaN `interval` gives an invalid timer that never fires.
+  public convenience init(
+    timeInterval interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
+    block: @escaping @Sendable (BlockTimer) -> Void
+  ) {
+    let delay = interval <= 0 ? Self.minimumInterval : interval
+    self.init(
+      fireDate: Date(timeIntervalSinceNow: delay), interval: interval, repeats: repeats,
+      userInfo: userInfo, block: block)
+  }
+
+  /// Creates a timer that first fires at `date` and then, if it repeats, every
+  /// `interval` seconds (≤ 0 becomes 0.0001), once added to a loop with
+  /// ``add(to:deliveringOn:)``. Apple's `init(fire:interval:repeats:block:)`.
+  ///
+  /// A date in the past fires in the loop's next pass. A NaN `date` or
+  /// `interval` gives an invalid timer that never fires; `Date.distantFuture`
+  /// never fires.
+  public convenience init(
+    fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
+    block: @escaping @Sendable (BlockTimer) -> Void
+  ) {
+    self.init(
+      fireDate: date, interval: interval, repeats: repeats, userInfo: userInfo, block: block)
+  }
+
+  /// Creates a timer and schedules it: Apple's
+  /// `scheduledTimer(withTimeInterval:repeats:block:)`. It first fires
+  /// `interval` seconds (≤ 0 becomes 0.0001) after this call, on the loop's
+  /// monotonic clock.
+  ///
+  /// - Parameters:
+  ///   - loop: the loop to run on; `nil` (the default) picks
+  ///     ``DefaultLoop/current``: the loop of the calling thread, else the
+  ///     shared background loop.
+  ///   - queue: if given, each call of `block` is dispatched to this queue (for
+  ///     example `.main`) instead of running on the loop's thread. A repeating
+  ///     timer whose previous call is still waiting on the queue skips the tick,
+  ///     as a busy run loop would.
+  ///   - userInfo: returned by ``userInfo``.
+  ///   - block: receives the returned timer.
+  /// - Returns: the timer; it stays scheduled even if the result is discarded.
+  ///   A NaN interval, or a loop that has shut down, gives an invalid timer
+  ///   that never fires.
+  @discardableResult
+  public static func scheduledTimer(
+    withTimeInterval interval: TimeInterval, repeats: Bool, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil, userInfo: (any Sendable)? = nil,
+    block: @escaping @Sendable (BlockTimer) -> Void
+  ) -> BlockTimer {
+    let timer = BlockTimer(
+      timeInterval: interval, repeats: repeats, userInfo: userInfo, block: block)
+    // Counted from the loop's clock rather than the wall-clock fire date, so
+    // a virtual loop sees exactly `interval`.
+    timer.schedule(
+      on: loop, start: .delay(interval <= 0 ? minimumInterval : interval), queue: queue)
+    return timer
+  }
+
+  /// Adds a timer made by an `init` to a loop: the stand-in for
+  /// `RunLoop.add(_:forMode:)`. It fires at its ``fireDate`` (at once if that
+  /// has passed).
+  ///
+  /// A timer runs on one loop only: adding a timer that is already scheduled,
+  /// or invalid, does nothing (as CoreFoundation ignores adding a timer to a
+  /// second run loop). If the loop has shut down, the timer becomes invalid.
+  ///
+  /// - Parameters:
+  ///   - loop: `nil` (the default) picks ``DefaultLoop/current``.
+  ///   - queue: deliver each call of the block on this queue; see
+  ///     ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)``.
+  public func add(to loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil) {
+    schedule(on: loop, start: .fireDate, queue: queue)
+  }
+
+  /// Schedules an idle timer; the single path every factory goes through.
+  func schedule(on requested: (any EventLoop)?, start: Start, queue: DispatchQueue?) {
+    guard isIdle else { return }
+    guard let loop = requested ?? DefaultLoop.current else {
+      invalidate()
+      return
+    }
+    let released: Block? = state.withLock { state in
+      guard case .idle(let fireDate) = state.phase else { return nil }
+      let first: Deadline?
+      switch start {
+      case .fireDate:
+        first = (try? TimeAmount(seconds: fireDate.timeIntervalSinceNow)).map { loop.now + $0 }
+      case .delay(let delay): first = (try? TimeAmount(seconds: delay)).map { loop.now + $0 }
+      case .deadline(let deadline): first = deadline
+      }
+      do {
+        guard let first else { throw TimerLoopError.invalidInterval }
+        let shift = Self.coalescingShift(for: first, tolerance: state.tolerance)
+        // The loop holds the timer strongly until the handle is cancelled or a
+        // one-shot ends, as a run loop does.
+        let handle =
+          try repeats
+          ? loop.scheduleRepeating(firstAt: first + shift, every: interval) { [self] _ in
+            loopDidFire()
+          }
+          : loop.schedule(at: first + shift) { [self] in loopDidFire() }
+        state.phase = .scheduled(
+          Scheduled(loop: loop, handle: handle, queue: queue, nominal: first, shift: shift))
+        return nil
+      } catch {
+        state.phase = .invalid(fireDate: fireDate)
+        defer { state.block = nil }
+        return state.block
+      }
+    }
+    _ = released  // released outside the lock
+  }
+
+  private var isIdle: Bool {
+    state.withLock { state in
+      if case .idle = state.phase { return true }
+      return false
+    }
+  }
+
+  // MARK: Firing
+
+  /// Called by the loop at each deadline.
+  private func loopDidFire() {
+    enum Next {
+      case skip
+      case call(Block, any EventLoop)
+      case dispatch(DispatchQueue)
+    }
+    let next: Next = state.withLock { state in
+      guard case .scheduled(var scheduled) = state.phase, let block = state.block else {
+        return .skip
+      }
+      guard let queue = scheduled.queue else { return .call(block, scheduled.loop) }
+      guard !scheduled.deliveryPending else { return .skip }
+      scheduled.deliveryPending = true
+      state.phase = .scheduled(scheduled)
+      return .dispatch(queue)
+    }
+    switch next {
+    case .skip: return
+    case .call(let block, let loop): call(block, on: loop)
+    case .dispatch(let queue): queue.async { self.deliverOnQueue() }
+    }
+  }
+
+  private func deliverOnQueue() {
+    let next: (Block, any EventLoop)? = state.withLock { state in
+      guard case .scheduled(var scheduled) = state.phase, let block = state.block else {
+        return nil
+      }
+      scheduled.deliveryPending = false
+      state.phase = .scheduled(scheduled)
+      return (block, scheduled.loop)
+    }
+    guard let (block, loop) = next else { return }
+    call(block, on: loop)
+  }
+
+  /// Runs one call. The validity check that admitted it happened under the
+  /// lock just before; a one-shot ends after its block, as Apple documents.
+  private func call(_ block: Block, on loop: any EventLoop) {
+    DefaultLoop.withCurrent(loop) { block(self) }
+    if !repeats { invalidate() }
+  }
+
+  /// Runs the block now, on the calling thread, without moving the schedule of
+  /// a repeating timer; a one-shot is invalidated after it, "even if its
+  /// scheduled fire date has not arrived" (Apple's `fire()`). Does nothing on
+  /// an invalid timer.
+  public func fire() {
+    let block: Block? = state.withLock { state in
+      if case .invalid = state.phase { return nil }
+      return state.block
+    }
+    guard let block else { return }
+    block(self)
+    if !repeats { invalidate() }
+  }
+
+  // MARK: Invalidation
+
+  /// Stops the timer for good and releases its block (Apple's `invalidate()`).
+  ///
+  /// Safe to call twice, before scheduling, from inside the block (the timer
+  /// stops at once) and from any thread: after it returns no new call starts.
+  /// A call already running, or one already admitted on its way to a queue's
+  /// thread, is not interrupted.
+  public func invalidate() {
+    let (handle, block): (TimerHandle?, Block?) = state.withLock { state in
+      let handle: TimerHandle?
+      switch state.phase {
+      case .invalid:
+        return (nil, nil)
+      case .idle(let fireDate):
+        state.phase = .invalid(fireDate: fireDate)
+        handle = nil
+      case .scheduled(let scheduled):
+        state.phase = .invalid(fireDate: Self.fireDate(of: scheduled))
+        handle = scheduled.handle
+      }
+      defer { state.block = nil }
+      return (handle, state.block)
+    }
+    handle?.cancel()
+    _ = block  // released outside the lock
+  }
+
+  /// Whether the timer can still fire (Apple's `isValid`). `false` after
+  /// ``invalidate()``, after a one-shot's block has returned, and from the
+  /// start for a timer made with a NaN interval or date. A timer on a loop that
+  /// was shut down is not notified and stays `true`; it never fires.
+  public var isValid: Bool {
+    state.withLock { state in
+      if case .invalid = state.phase { return false }
+      return true
+    }
+  }
+
+  // MARK: Fire date and tolerance
+
+  /// The date at which the timer fires next (Apple's `fireDate`), without the
+  /// ``tolerance`` delay.
+  ///
+  /// Setting it moves the timer, from any thread or from inside its block: a
+  /// repeating timer continues on the grid `date + n × timeInterval`. The
+  /// date is mapped to the loop's monotonic clock once, as
+  /// `loop.now + (date - Date())`. A date in the past fires in the loop's next
+  /// pass; `Date.distantFuture` parks the timer (it never fires until the date
+  /// is set again). Setting a NaN date invalidates the timer. No effect on an
+  /// invalid timer, or on a one-shot that has already fired (Apple: "You
+  /// should not change the fire date of a timer that has been invalidated,
+  /// which includes non-repeating timers that have already fired").
+  public var fireDate: Date {
+    get {
+      state.withLock { state in
+        switch state.phase {
+        case .idle(let fireDate), .invalid(let fireDate): fireDate
+        case .scheduled(let scheduled): Self.fireDate(of: scheduled)
+        }
+      }
+    }
+    set {
+      let invalidates: Bool = state.withLock { state in
+        switch state.phase {
+        case .invalid:
+          return false
+        case .idle:
+          if newValue.timeIntervalSinceReferenceDate.isNaN { return true }
+          state.phase = .idle(fireDate: newValue)
+          return false
+        case .scheduled(var scheduled):
+          guard let delay = try? TimeAmount(seconds: newValue.timeIntervalSinceNow) else {
+            return true
+          }
+          Self.move(&scheduled, to: scheduled.loop.now + delay, tolerance: state.tolerance)
+          state.phase = .scheduled(scheduled)
+          return false
+        }
+      }
+      if invalidates { invalidate() }
+    }
+  }
+
+  /// How late the timer may fire, in seconds (Apple's `tolerance`; default 0).
+  /// Negative and NaN values are stored as 0.
+  ///
+  /// Tolerance only ever delays a firing, never advances it. The timer uses it
+  /// to coalesce wake-ups: the deadline is rounded up to the grid of the
+  /// largest power-of-two nanoseconds not above the tolerance (at most 2^30
+  /// ns), so timers with overlapping windows tend to fire in one wake-up. The
+  /// delay is always less than the tolerance, and ``fireDate`` keeps
+  /// reporting the undelayed date. Setting it on a scheduled timer re-aligns
+  /// the pending firing.
+  public var tolerance: TimeInterval {
+    get { state.withLock { $0.tolerance } }
+    set {
+      let tolerance = newValue > 0 ? newValue : 0
+      state.withLock { state in
+        state.tolerance = tolerance
+        guard case .scheduled(var scheduled) = state.phase, let queued = scheduled.handle.deadline
+        else {
+          return
+        }
+        let nominal = queued + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds)
+        guard Self.coalescingShift(for: nominal, tolerance: tolerance) != scheduled.shift else {
+          return
+        }
+        Self.move(&scheduled, to: nominal, tolerance: tolerance)
+        state.phase = .scheduled(scheduled)
+      }
+    }
+  }
+
+  /// Moves a scheduled timer's next firing to `nominal` plus its tolerance shift.
+  private static func move(
+    _ scheduled: inout Scheduled, to nominal: Deadline, tolerance: TimeInterval
+  ) {
+    let shift = coalescingShift(for: nominal, tolerance: tolerance)
+    // Fails once a one-shot has fired: then the date no longer matters.
+    if scheduled.handle.reschedule(to: nominal + shift) {
+      scheduled.nominal = nominal
+      scheduled.shift = shift
+    }
+  }
+
+  private static func fireDate(of scheduled: Scheduled) -> Date {
+    let nominal =
+      scheduled.handle.deadline.map { $0 + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds) }
+      ?? scheduled.nominal
+    return date(for: nominal, on: scheduled.loop)
+  }
+
+  /// The wall-clock date of `deadline` on `loop`'s clock.
+  static func date(for deadline: Deadline, on loop: any EventLoop) -> Date {
+    deadline == .distantFuture
+      ? .distantFuture : Date(timeIntervalSinceNow: (deadline - loop.now).seconds)
+  }
+
+  /// How far to delay `deadline` so that it lands on the grid of the largest
+  /// power of two nanoseconds not above `tolerance`: always less than the
+  /// tolerance, zero when there is none.
+  static func coalescingShift(for deadline: Deadline, tolerance: TimeInterval) -> TimeAmount {
+    guard tolerance > 0, deadline != .distantFuture,
+      let window = try? TimeAmount(seconds: tolerance)
+    else { return .zero }
+    // `window` is rounded up, so the granularity is at most ⌈tolerance⌉ ns and
+    // a shift below it is an integer below ⌈tolerance⌉: below the tolerance.
+    let limit = min(window.nanoseconds, maximumCoalescingGranularity)
+    guard limit > 1 else { return .zero }
+    let granularity = Int64(1) << (63 - limit.leadingZeroBitCount)
+    let remainder = deadline.uptimeNanoseconds % granularity
+    guard remainder != 0 else { return .zero }
+    let shift = granularity - remainder
+    guard deadline.uptimeNanoseconds < Int64.max - shift else { return .zero }
+    return .nanoseconds(shift)
+  }
+}
+
+/// Identity, as for `Timer` (an `NSObject`): two references are equal when they
+/// name the same timer, so timers can be kept in a `Set` or dictionary keys.
+extension BlockTimer: Hashable {
+  /// Whether both references name the same timer. O(1).
+  public static func == (lhs: BlockTimer, rhs: BlockTimer) -> Bool { lhs === rhs }
+  /// Hashes the timer's identity. O(1).
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension BlockTimer {
+  /// A one-shot on `loop` at `deadline` (monotonic clock), for the types built
+  /// on ``BlockTimer`` that count in loop time rather than in dates. Invalid at
+  /// once if the loop has shut down.
+  static func scheduled(
+    at deadline: Deadline, on loop: any EventLoop, deliveringOn queue: DispatchQueue?,
+    block: @escaping @Sendable (BlockTimer) -> Void
+  ) -> BlockTimer {
+    let timer = BlockTimer(
+      fireDate: BlockTimer.date(for: deadline, on: loop), interval: 0, repeats: false,
+      userInfo: nil,
+      block: block)
+    timer.schedule(on: loop, start: .deadline(deadline), queue: queue)
+    return timer
+  }
+}

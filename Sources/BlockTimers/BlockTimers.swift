@@ -1,2 +1,0 @@
-// Placeholder until the BlockTimers sources land.
-import TimerLoop

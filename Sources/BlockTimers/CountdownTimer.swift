@@ -1,0 +1,240 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TimerLoop
+
+/// A countdown of a fixed duration that ticks at a fixed interval and completes
+/// once: the seeds' TTTimer, without its unbalanced-suspend crash (a
+/// `DispatchSourceTimer` traps when released suspended or resumed twice).
+///
+/// ```swift
+/// let countdown = try CountdownTimer(duration: 5, tickInterval: 1,
+///   onTick: { remaining, progress in print(remaining, progress) },
+///   onCompletion: { print("done") })
+/// countdown.start()
+/// ```
+///
+/// Semantics:
+/// - **Time.** Seconds, counted on the loop's monotonic clock, and only while
+///   running: ``suspend()`` freezes the remaining time, ``resume()`` continues
+///   from it.
+/// - **Ticks.** Ticks fall on the countdown's own grid: when `k × tickInterval`
+///   seconds of running time have passed (k = 1, 2, ...), and once more when the
+///   duration is used up. So a 5 s countdown ticking every second ticks with
+///   `remaining` 4, 3, 2, 1, 0, and a 5 s one ticking every 2 s with 3, 1, 0.
+///   There is no tick at the start (as a `Timer` first fires one interval in).
+///   `remaining` is the grid value of the tick being delivered and `progress`
+///   is `1 - remaining / duration`, so late delivery on a busy loop reports the
+///   tick it stands for, not 3.9995. Ticks missed while the loop was busy are
+///   skipped, not delivered in a burst; resuming waits for the next grid point
+///   (no burst either).
+/// - **Completion.** Called exactly once, right after the final tick
+///   (`remaining` 0, `progress` 1), when the countdown runs out; never after
+///   ``cancel()``.
+/// - **Threads.** Callbacks run on the loop's thread (or the queue given),
+///   one at a time. ``start()``, ``suspend()``, ``resume()`` and ``cancel()``
+///   are idempotent, safe from any thread and from inside the callbacks, and
+///   never trap whatever their order. After one of them returns, no tick that
+///   it stopped starts; a callback already under way is not interrupted.
+/// - **Lifetime.** A running countdown is kept alive by its loop, as a
+///   scheduled `Timer` is; a suspended or idle one is not.
+public final class CountdownTimer: Sendable {
+  /// Where a countdown is in its life.
+  public enum Status: Sendable, Hashable {
+    /// Created, ``start()`` not called yet.
+    case idle
+    /// Counting down: ticks are armed on the loop.
+    case running
+    /// ``suspend()`` froze the remaining time; ``resume()`` continues.
+    case suspended
+    /// Ran out; the completion has been (or is being) called.
+    case finished
+    /// ``cancel()`` was called, or its loop shut down.
+    case cancelled
+  }
+
+  /// The total running time, in seconds (negative values count as 0).
+  public let duration: TimeInterval
+  /// The time between ticks, in seconds (≤ 0 became 0.0001, as for `Timer`).
+  public let tickInterval: TimeInterval
+
+  private let total: TimeAmount
+  private let tick: TimeAmount
+  private let loop: any EventLoop
+  private let queue: DispatchQueue?
+  private let onTick: @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void
+  private let onCompletion: @Sendable () -> Void
+  private let state = Mutex(Phase.idle)
+
+  private enum Phase {
+    case idle
+    /// `elapsed` running time had passed at `since`; `timer` is the next tick.
+    case running(since: Deadline, elapsed: TimeAmount, timer: BlockTimer)
+    case suspended(elapsed: TimeAmount)
+    case finished
+    case cancelled(elapsed: TimeAmount)
+  }
+
+  /// Creates a countdown; it starts with ``start()``.
+  ///
+  /// - Parameters:
+  ///   - duration: seconds to count down; ≤ 0 completes on the first pass after
+  ///     ``start()``; `.infinity` never completes.
+  ///   - tickInterval: seconds between ticks; ≤ 0 becomes 0.0001.
+  ///   - loop: `nil` picks ``DefaultLoop/current`` now.
+  ///   - queue: deliver callbacks on this queue instead of the loop's thread.
+  ///   - onTick: receives the remaining seconds and the progress in 0...1.
+  ///   - onCompletion: called once when the countdown runs out.
+  /// - Throws: ``TimerLoopError/invalidInterval`` when `duration` or
+  ///   `tickInterval` is NaN; ``SystemError`` when no loop is given and the
+  ///   shared loop cannot start.
+  public init(
+    duration: TimeInterval, tickInterval: TimeInterval, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil,
+    onTick: @escaping @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void,
+    onCompletion: @escaping @Sendable () -> Void
+  ) throws {
+    let interval = tickInterval <= 0 ? BlockTimer.minimumInterval : tickInterval
+    total = max(try TimeAmount(seconds: duration), .zero)
+    tick = try TimeAmount(seconds: interval)
+    self.duration = max(duration, 0)
+    self.tickInterval = interval
+    self.loop = try loop ?? DefaultLoop.resolved()
+    self.queue = queue
+    self.onTick = onTick
+    self.onCompletion = onCompletion
+  }
+
+  /// Starts counting down. Does nothing unless the countdown is ``Status/idle``.
+  public func start() {
+    state.withLock { phase in
+      guard case .idle = phase else { return }
+      phase = run(from: .zero)
+    }
+  }
+
+  /// Freezes the remaining time. Does nothing unless running.
+  public func suspend() {
+    let stopped: BlockTimer? = state.withLock { phase in
+      guard case .running(let since, let base, let timer) = phase else { return nil }
+      phase = .suspended(elapsed: elapsed(since: since, base: base))
+      return timer
+    }
+    stopped?.invalidate()
+  }
+
+  /// Continues from the remaining time frozen by ``suspend()``; the next tick
+  /// comes at the next grid point. Does nothing unless suspended.
+  public func resume() {
+    state.withLock { phase in
+      guard case .suspended(let elapsed) = phase else { return }
+      phase = run(from: elapsed)
+    }
+  }
+
+  /// Stops the countdown for good; the completion is not called. Does nothing
+  /// once finished or cancelled.
+  public func cancel() {
+    let stopped: BlockTimer? = state.withLock { phase in
+      switch phase {
+      case .finished, .cancelled:
+        return nil
+      case .idle:
+        phase = .cancelled(elapsed: .zero)
+        return nil
+      case .suspended(let elapsed):
+        phase = .cancelled(elapsed: elapsed)
+        return nil
+      case .running(let since, let base, let timer):
+        phase = .cancelled(elapsed: elapsed(since: since, base: base))
+        return timer
+      }
+    }
+    stopped?.invalidate()
+  }
+
+  /// Where the countdown is in its life.
+  public var status: Status {
+    state.withLock { phase in
+      switch phase {
+      case .idle: .idle
+      case .running: .running
+      case .suspended: .suspended
+      case .finished: .finished
+      case .cancelled: .cancelled
+      }
+    }
+  }
+
+  /// The running time left, in seconds, read from the loop's clock now.
+  public var remaining: TimeInterval {
+    state.withLock { phase in
+      switch phase {
+      case .idle: total.seconds
+      case .running(let since, let base, _): remaining(after: elapsed(since: since, base: base))
+      case .suspended(let elapsed), .cancelled(let elapsed): remaining(after: elapsed)
+      case .finished: 0
+      }
+    }
+  }
+
+  // MARK: Ticking
+
+  private func remaining(after elapsed: TimeAmount) -> TimeInterval {
+    (total + TimeAmount(nanoseconds: -elapsed.nanoseconds)).seconds
+  }
+
+  /// Running time passed by now, capped at the duration.
+  private func elapsed(since: Deadline, base: TimeAmount) -> TimeAmount {
+    min(base + (loop.now - since), total)
+  }
+
+  /// The running phase that continues from `elapsed`, with its next tick armed.
+  /// Called with the lock held.
+  private func run(from elapsed: TimeAmount) -> Phase {
+    let now = loop.now
+    let next = min(
+      TimeAmount(
+        nanoseconds: (elapsed.nanoseconds / tick.nanoseconds).addingReportingOverflow(1)
+          .partialValue
+      )
+      .scaled(by: tick),
+      total)
+    let timer = BlockTimer.scheduled(
+      at: now + (next + TimeAmount(nanoseconds: -elapsed.nanoseconds)), on: loop,
+      deliveringOn: queue
+    ) { [self] timer in tickFired(timer) }
+    // Only a loop that has shut down refuses a timer; nothing would ever tick.
+    return timer.isValid
+      ? .running(since: now, elapsed: elapsed, timer: timer) : .cancelled(elapsed: elapsed)
+  }
+
+  private func tickFired(_ timer: BlockTimer) {
+    let report: (remaining: TimeInterval, progress: Double, finished: Bool)? = state.withLock {
+      phase in
+      guard case .running(let since, let base, let current) = phase, current === timer else {
+        return nil
+      }
+      let elapsed = elapsed(since: since, base: base)
+      if elapsed >= total {
+        phase = .finished
+        return (0, 1, true)
+      }
+      phase = run(from: elapsed)
+      // The grid point this tick stands for: the last one passed.
+      let passed = TimeAmount(nanoseconds: elapsed.nanoseconds / tick.nanoseconds).scaled(by: tick)
+      return (remaining(after: passed), passed.seconds / total.seconds, false)
+    }
+    guard let report else { return }
+    onTick(report.remaining, report.progress)
+    if report.finished { onCompletion() }
+  }
+}
+
+extension TimeAmount {
+  /// `self` (a count) times `unit`, saturating.
+  fileprivate func scaled(by unit: TimeAmount) -> TimeAmount {
+    let (product, overflow) = nanoseconds.multipliedReportingOverflow(by: unit.nanoseconds)
+    return overflow ? .max : TimeAmount(nanoseconds: product)
+  }
+}

@@ -1,0 +1,170 @@
+import Dispatch
+import Foundation
+import TimerLoop
+
+/// A timer that holds its target weakly and calls an action with it: the
+/// pattern of the seeds' EasyTimer, JCAutoInvalidateTimer and YVTimer+YVProxy
+/// (an `NSProxy` forwarding to a weak target), which exist because a `Timer`
+/// retains its target and an owner that keeps its timer in a property then
+/// never deallocates.
+///
+/// ```swift
+/// final class Clock: Sendable {
+///   private let timer = Mutex<WeakTargetTimer<Clock>?>(nil)
+///   func start() {
+///     timer.withLock { $0 = .scheduledTimer(withTimeInterval: 1, target: self, action: Clock.tick) }
+///   }
+///   func tick() { ... }
+/// }
+/// ```
+///
+/// Guarantees:
+/// - The action is never called with a deallocated target: each call takes a
+///   strong reference first, for the duration of the call only.
+/// - The timer invalidates itself once the target is gone: at once when this
+///   object is released after its target (the usual case, an owner keeping it
+///   in a property: no `deinit` dance needed), and otherwise at the next tick
+///   that finds the target gone.
+/// - Releasing this object while the target lives does not stop the timer;
+///   like any scheduled ``BlockTimer`` it runs until invalidated.
+///
+/// Timing, threads and bad input are those of ``BlockTimer`` (which see):
+/// seconds on the loop's monotonic clock, first fire one interval after
+/// creation, fixed rate, ≤ 0 becomes 0.0001 s, NaN gives an invalid timer.
+///
+/// `Target` must be `Sendable` because the action runs on the loop's thread.
+/// For a `@MainActor` target, deliver on `.main` and call it with
+/// `MainActor.assumeIsolated { ... }` inside the action.
+public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
+  /// The underlying timer: ``BlockTimer/fireDate``, ``BlockTimer/tolerance``,
+  /// ``BlockTimer/userInfo`` and the rest are there.
+  public let timer: BlockTimer
+  private weak let weakTarget: Target?
+
+  private init(timer: BlockTimer, target: Target) {
+    self.timer = timer
+    self.weakTarget = target
+  }
+
+  deinit {
+    // Weak references read nil once the target's deinit has begun, so an owner
+    // holding this object in a property ends the timer as it deallocates.
+    if weakTarget == nil { timer.invalidate() }
+  }
+
+  /// The target, or `nil` once it has been deallocated.
+  public var target: Target? { weakTarget }
+
+  /// Whether the timer can still fire; see ``BlockTimer/isValid``.
+  public var isValid: Bool { timer.isValid }
+
+  /// Stops the timer; see ``BlockTimer/invalidate()``.
+  public func invalidate() { timer.invalidate() }
+
+  /// Calls the action now on the calling thread if the target lives (and
+  /// invalidates the timer if it does not); see ``BlockTimer/fire()``.
+  public func fire() { timer.fire() }
+
+  /// The single path every factory takes.
+  private static func make(
+    target: Target, fireDate: Date, start: BlockTimer.Start, interval: TimeInterval, repeats: Bool,
+    userInfo: (any Sendable)?, loop: (any EventLoop)?, queue: DispatchQueue?,
+    action: @escaping @Sendable (Target, BlockTimer) -> Void
+  ) -> WeakTargetTimer {
+    let timer = BlockTimer(
+      fireDate: fireDate, interval: interval, repeats: repeats, userInfo: userInfo
+    ) {
+      [weak target] timer in
+      guard let target else { return timer.invalidate() }
+      action(target, timer)
+    }
+    timer.schedule(on: loop, start: start, queue: queue)
+    return WeakTargetTimer(timer: timer, target: target)
+  }
+
+  private static func make(
+    target: Target, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
+    loop: (any EventLoop)?, queue: DispatchQueue?,
+    action: @escaping @Sendable (Target, BlockTimer) -> Void
+  ) -> WeakTargetTimer {
+    let delay = interval <= 0 ? BlockTimer.minimumInterval : interval
+    return make(
+      target: target, fireDate: Date(timeIntervalSinceNow: delay), start: .delay(delay),
+      interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue,
+      action: action)
+  }
+
+  /// Schedules a timer that calls `action(target)` every `interval` seconds
+  /// (once if `repeats` is `false`), first `interval` after this call, while
+  /// the target lives. EasyTimer's and JCAutoInvalidateTimer's
+  /// `scheduledTimer(timeInterval:target:selector:...)`.
+  ///
+  /// - Parameters:
+  ///   - loop: `nil` picks ``DefaultLoop/current``.
+  ///   - queue: deliver calls on this queue instead of the loop's thread.
+  ///   - action: for example `{ $0.refresh() }`.
+  public static func scheduledTimer(
+    withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
+      queue: queue
+    ) { target, _ in action(target) }
+  }
+
+  /// The same, with a method reference, the Swift spelling of a target/selector pair:
+  /// `action: Owner.tick`.
+  public static func scheduledTimer(
+    withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
+      queue: queue
+    ) { target, _ in action(target)() }
+  }
+
+  /// JCAutoInvalidateTimer's block form: the action also receives the
+  /// `userInfo` given here (the same value as ``BlockTimer/userInfo``).
+  public static func scheduledTimer(
+    withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)?, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target, _ userInfo: (any Sendable)?) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
+      queue: queue
+    ) { target, timer in action(target, timer.userInfo) }
+  }
+
+  /// YVTimer's `timerWithFireTime:interval:target:selector:userInfo:repeats:`:
+  /// first fires `fireTime` seconds from now (≤ 0: in the loop's next pass),
+  /// then every `interval` seconds (≤ 0 becomes 0.0001) if `repeats`. A NaN
+  /// `fireTime` or `interval` gives an invalid timer that never fires.
+  public static func scheduledTimer(
+    fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, fireDate: Date(timeIntervalSinceNow: fireTime), start: .delay(fireTime),
+      interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue
+    ) { target, _ in action(target) }
+  }
+
+  /// YVTimer's form with a method reference (`action: Owner.tick`).
+  public static func scheduledTimer(
+    fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
+  ) -> WeakTargetTimer {
+    scheduledTimer(
+      fireTime: fireTime, interval: interval, target: target, repeats: repeats, userInfo: userInfo,
+      on: loop, deliveringOn: queue
+    ) { target in action(target)() }
+  }
+}

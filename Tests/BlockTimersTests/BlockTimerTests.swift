@@ -1,0 +1,496 @@
+import BlockTimers
+import Dispatch
+import Foundation
+import Synchronization
+import TimerLoop
+import XCTest
+
+/// The semantics Apple documents for `Timer`'s block API, on virtual time.
+final class BlockTimerTests: XCTestCase {
+  func testFirstFireIsOneIntervalAfterCreationNotAtCreation() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Double>()
+    let start = loop.now
+    BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: false, on: loop) { _ in
+      calls.append(loop.milliseconds(since: start))
+    }
+    loop.run()
+    XCTAssertEqual(calls.count, 0, "fired at creation")
+    loop.advanceTime(by: .ms(999))
+    XCTAssertEqual(calls.count, 0, "fired early")
+    loop.advanceTime(by: .ms(1))
+    XCTAssertEqual(calls.all, [1000])
+  }
+
+  func testRepeatingTimerFiresOnItsGrid() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(loop.milliseconds(since: start))
+    }
+    loop.advanceTime(by: .ms(50))
+    XCTAssertEqual(calls.all, [10, 20, 30, 40, 50])
+    XCTAssertTrue(timer.isValid)
+    XCTAssertEqual(timer.timeInterval, 0.01)
+  }
+
+  func testRepeatingTimerFiresOnceForMissedTicksAndStaysOnItsGrid() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(loop.milliseconds(since: start))
+      // The second call keeps the loop busy for 25 ms: ticks at 30 and 40 are missed.
+      if calls.count == 2 { loop.stall(for: .ms(25)) }
+    }
+    loop.advanceTime(by: .ms(70))
+    XCTAssertEqual(calls.all, [10, 20, 45, 50, 60, 70])
+  }
+
+  func testFireOnARepeatingTimerRunsTheBlockWithoutMovingTheSchedule() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(loop.milliseconds(since: start))
+    }
+    loop.advanceTime(by: .ms(5))
+    timer.fire()
+    XCTAssertEqual(calls.all, [5], "fire() runs the block at once, on the caller's thread")
+    loop.advanceTime(by: .ms(15))
+    XCTAssertEqual(calls.all, [5, 10, 20])
+    XCTAssertTrue(timer.isValid)
+  }
+
+  func testFireOnAOneShotRunsItAndInvalidatesIt() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Bool>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: false, on: loop) { timer in
+      calls.append(timer.isValid)
+    }
+    timer.fire()
+    XCTAssertEqual(calls.all, [true], "valid inside its own block")
+    XCTAssertFalse(timer.isValid)
+    loop.advanceTime(by: .ms(2000))
+    XCTAssertEqual(calls.count, 1, "the scheduled firing was cancelled")
+  }
+
+  func testNonPositiveIntervalBecomesOneTenthOfAMillisecond() {
+    for interval in [0, -1, -.infinity] as [TimeInterval] {
+      let loop = VirtualEventLoop()
+      let start = loop.now
+      let repeating = EventLog<TimeAmount>()
+      let oneShot = EventLog<TimeAmount>()
+      let timer = BlockTimer.scheduledTimer(withTimeInterval: interval, repeats: true, on: loop) {
+        _ in
+        repeating.append(loop.now - start)
+      }
+      BlockTimer.scheduledTimer(withTimeInterval: interval, repeats: false, on: loop) { _ in
+        oneShot.append(loop.now - start)
+      }
+      XCTAssertEqual(timer.timeInterval, 0.0001)
+      loop.advanceTime(by: .microseconds(99))
+      XCTAssertEqual(oneShot.count + repeating.count, 0, "interval \(interval) fired early")
+      loop.advanceTime(by: .microseconds(901))
+      XCTAssertEqual(oneShot.all, [.microseconds(100)])
+      XCTAssertEqual(repeating.all, (1...10).map { .microseconds(Int64($0) * 100) })
+    }
+  }
+
+  func testAOneShotIsValidInsideItsBlockAndInvalidAfter() {
+    let loop = VirtualEventLoop()
+    let validInside = Box<Bool?>(nil)
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
+      timer in
+      validInside.value = timer.isValid
+    }
+    XCTAssertTrue(timer.isValid)
+    loop.advanceTime(by: .ms(10))
+    XCTAssertEqual(validInside.value, true)
+    XCTAssertFalse(timer.isValid)
+  }
+
+  func testTheBlockReceivesTheVeryTimerTheFactoryReturned() {
+    let loop = VirtualEventLoop()
+    let received = Box<[ObjectIdentifier]>([])
+    let scheduled = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
+      received.value.append(ObjectIdentifier($0))
+    }
+    let created = BlockTimer(timeInterval: -1, repeats: false) {
+      received.value.append(ObjectIdentifier($0))
+    }
+    created.add(to: loop)
+    loop.advanceTime(by: .ms(10))
+    XCTAssertEqual(received.value, [ObjectIdentifier(created), ObjectIdentifier(scheduled)])
+  }
+
+  func testInvalidatingFromInsideTheBlockStopsTheTimerAtOnce() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) {
+      timer in
+      calls.append(calls.count + 1)
+      if calls.count == 3 {
+        timer.invalidate()
+        XCTAssertFalse(timer.isValid)
+      }
+    }
+    loop.advanceTime(by: .ms(100))
+    XCTAssertEqual(calls.all, [1, 2, 3])
+    XCTAssertFalse(timer.isValid)
+  }
+
+  func testAnInvalidatedTimerCannotBeRevived() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(1)
+    }
+    timer.invalidate()
+    let dateWhenInvalidated = timer.fireDate
+    timer.fireDate = Date()
+    XCTAssertEqual(
+      timer.fireDate, dateWhenInvalidated, "setting fireDate on an invalid timer has no effect")
+    timer.add(to: loop)
+    timer.fire()
+    loop.advanceTime(by: .ms(100))
+    XCTAssertEqual(calls.count, 0)
+    XCTAssertFalse(timer.isValid)
+  }
+
+  func testACreatedTimerDoesNotRunUntilAddedToALoop() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timer = BlockTimer(timeInterval: 5, repeats: false) { _ in calls.append(1) }
+    loop.advanceTime(by: .seconds(10))
+    XCTAssertEqual(calls.count, 0)
+    XCTAssertTrue(timer.isValid)
+    timer.add(to: loop)
+    // Its fire date was fixed at creation, 5 s of wall-clock time from then.
+    loop.advanceTime(by: .seconds(4))
+    XCTAssertEqual(calls.count, 0)
+    loop.advanceTime(by: .seconds(1))
+    XCTAssertEqual(calls.count, 1)
+    XCTAssertFalse(timer.isValid)
+  }
+
+  func testAddingATimerTwiceOrToASecondLoopDoesNothing() {
+    let first = VirtualEventLoop()
+    let second = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timer = BlockTimer(fire: Date(timeIntervalSinceNow: -1), interval: 0, repeats: false) { _ in
+      calls.append(1)
+    }
+    timer.add(to: first)
+    timer.add(to: first)
+    timer.add(to: second)
+    second.run()
+    XCTAssertEqual(calls.count, 0)
+    first.run()
+    XCTAssertEqual(calls.count, 1, "a past fire date fires in the next pass, once")
+  }
+
+  func testInitWithFireDateStartsThereAndRepeatsEveryInterval() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    let timer = BlockTimer(fire: Date(timeIntervalSinceNow: 2), interval: 1, repeats: true) { _ in
+      calls.append(loop.milliseconds(since: start))
+    }
+    XCTAssertEqual(timer.timeInterval, 1)
+    timer.add(to: loop)
+    loop.advanceTime(by: .ms(1500))
+    XCTAssertEqual(calls.count, 0)
+    loop.advanceTime(by: .ms(2500))
+    // Wall-clock time between creating and adding moves the grid earlier by
+    // that much (microseconds), never later.
+    XCTAssertEqual(calls.count, 3)
+    XCTAssertTrue(
+      zip(calls.all, [2000, 3000, 4000] as [Double]).allSatisfy { $0 <= $1 && $0 > $1 - 500 })
+  }
+
+  func testSettingTheFireDateMovesARepeatingTimerOntoANewGrid() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true, on: loop) { _ in
+      calls.append(loop.milliseconds(since: start))
+    }
+    loop.advanceTime(by: .seconds(1))
+    timer.fireDate = Date(timeIntervalSinceNow: 3)
+    XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 3, accuracy: 0.5)
+    loop.advanceTime(by: .ms(2500))
+    XCTAssertEqual(calls.count, 1)
+    loop.advanceTime(by: .ms(2000))
+    XCTAssertEqual(calls.count, 3, "fires near 4 s and 5 s: every second from the new date")
+    XCTAssertEqual(calls.all.last ?? 0, 5000, accuracy: 500)
+  }
+
+  func testSettingTheFireDateFromInsideTheBlock() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true, on: loop) { timer in
+      calls.append(loop.milliseconds(since: start))
+      if calls.count == 1 { timer.fireDate = Date(timeIntervalSinceNow: 10) }
+    }
+    loop.advanceTime(by: .seconds(10))
+    XCTAssertEqual(calls.all, [1000])
+    loop.advanceTime(by: .ms(2500))
+    XCTAssertEqual(calls.count, 3, "fires near 11 s and 12 s")
+    XCTAssertEqual(calls.all[1], 11000, accuracy: 500)
+  }
+
+  func testAOneShotIsInvalidAfterItsBlockEvenIfTheBlockSetItsFireDate() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
+      timer in
+      calls.append(1)
+      timer.fireDate = Date(timeIntervalSinceNow: 0.01)
+    }
+    loop.advanceTime(by: .ms(100))
+    XCTAssertEqual(calls.count, 1, "Apple invalidates a one-shot after its callout")
+    XCTAssertFalse(timer.isValid)
+  }
+
+  func testFireDateReportsTheNextFiringOnTheLoopsClock() {
+    let loop = VirtualEventLoop()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 10, repeats: true, on: loop) { _ in }
+    XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 10, accuracy: 0.5)
+    loop.advanceTime(by: .seconds(10))
+    XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 10, accuracy: 0.5, "the next grid point")
+    loop.advanceTime(by: .seconds(4))
+    XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 6, accuracy: 0.5)
+  }
+
+  func testDistantFutureNeverFiresAndParksARepeatingTimer() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let never = BlockTimer(fire: .distantFuture, interval: 1, repeats: true) { _ in calls.append(0)
+    }
+    never.add(to: loop)
+    XCTAssertEqual(never.fireDate, .distantFuture)
+    let parked = BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true, on: loop) { _ in
+      calls.append(1)
+    }
+    parked.fireDate = .distantFuture
+    loop.advanceTime(by: .seconds(100_000_000))
+    XCTAssertEqual(calls.count, 0)
+    XCTAssertTrue(never.isValid && parked.isValid)
+    parked.fireDate = Date()
+    loop.run()
+    XCTAssertEqual(calls.all, [1])
+  }
+
+  func testNaNIntervalOrDateGivesAnInvalidTimerThatNeverFires() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timers = [
+      BlockTimer.scheduledTimer(withTimeInterval: .nan, repeats: true, on: loop) { _ in
+        calls.append(0)
+      },
+      BlockTimer.scheduledTimer(withTimeInterval: .nan, repeats: false, on: loop) { _ in
+        calls.append(1)
+      },
+      BlockTimer(timeInterval: .nan, repeats: false) { _ in calls.append(2) },
+      BlockTimer(fire: Date(timeIntervalSinceReferenceDate: .nan), interval: 1, repeats: true) {
+        _ in
+        calls.append(3)
+      },
+      BlockTimer(fire: Date(), interval: .nan, repeats: true) { _ in calls.append(4) },
+    ]
+    for timer in timers {
+      XCTAssertFalse(timer.isValid)
+      timer.add(to: loop)
+      timer.fire()
+    }
+    // Setting a NaN date on a valid timer invalidates it.
+    let valid = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(5)
+    }
+    valid.fireDate = Date(timeIntervalSinceReferenceDate: .nan)
+    XCTAssertFalse(valid.isValid)
+    // A spinning timer would keep this call from returning.
+    loop.advanceTime(by: .seconds(10))
+    XCTAssertEqual(calls.count, 0)
+  }
+
+  func testToleranceOnlyDelaysAndCoalescesWakeUps() {
+    // Start on a multiple of 2^23 ns (the grid a 10 ms tolerance aligns to).
+    let loop = VirtualEventLoop(start: Deadline(uptimeNanoseconds: 1 << 33))
+    let start = loop.now
+    let fired = EventLog<(String, TimeAmount)>()
+    func timer(_ name: String, after ms: Double, tolerance: TimeInterval) -> BlockTimer {
+      let timer = BlockTimer.scheduledTimer(withTimeInterval: ms / 1000, repeats: false, on: loop) {
+        _ in
+        fired.append((name, loop.now - start))
+      }
+      timer.tolerance = tolerance
+      return timer
+    }
+    let a = timer("a", after: 1, tolerance: 0.01)
+    _ = timer("exact", after: 3, tolerance: 0)
+    _ = timer("b", after: 5, tolerance: 0.01)
+    XCTAssertEqual(a.tolerance, 0.01)
+    // Delayed, it would read about 8.4 ms; time passing only lowers it.
+    let reported = a.fireDate.timeIntervalSinceNow
+    XCTAssertTrue(reported < 0.002 && reported > -1, "fireDate is not delayed: \(reported)")
+    loop.advanceTime(by: .ms(20))
+    let times = Dictionary(uniqueKeysWithValues: fired.all)
+    XCTAssertEqual(times["exact"], .ms(3))
+    XCTAssertEqual(times["a"], times["b"], "one wake-up for both")
+    XCTAssertEqual(times["a"], .nanoseconds(1 << 23))
+    for (name, due) in [("a", 1.0), ("b", 5.0)] {
+      let at = times[name]!
+      XCTAssertTrue(at >= .ms(due) && at < .ms(due + 10), "\(name) at \(at) outside its window")
+    }
+    let negative = BlockTimer(timeInterval: 1, repeats: false) { _ in }
+    negative.tolerance = -1
+    XCTAssertEqual(negative.tolerance, 0)
+    negative.tolerance = .nan
+    XCTAssertEqual(negative.tolerance, 0)
+  }
+
+  func testTimeIntervalIsZeroForAOneShotAndUserInfoIsKept() {
+    let timer = BlockTimer(timeInterval: 5, repeats: false, userInfo: "payload") { _ in }
+    XCTAssertEqual(timer.timeInterval, 0)
+    XCTAssertEqual(timer.userInfo as? String, "payload")
+    XCTAssertFalse(timer.repeats)
+    let repeating = BlockTimer.scheduledTimer(
+      withTimeInterval: 5, repeats: true, on: VirtualEventLoop(), userInfo: 42
+    ) { _ in }
+    XCTAssertEqual(repeating.timeInterval, 5)
+    XCTAssertEqual(repeating.userInfo as? Int, 42)
+  }
+
+  func testInvalidateTwiceBeforeSchedulingAndFromAnotherThreadIsSafe() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let unscheduled = BlockTimer(timeInterval: 0.01, repeats: true) { _ in calls.append(0) }
+    unscheduled.invalidate()
+    unscheduled.invalidate()
+    unscheduled.add(to: loop)
+    let timers = (0..<50).map { i in
+      BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+        calls.append(i)
+      }
+    }
+    loop.advanceTime(by: .ms(10))
+    XCTAssertEqual(calls.count, 50)
+    DispatchQueue.concurrentPerform(iterations: 100) { i in timers[i % 50].invalidate() }
+    loop.advanceTime(by: .ms(100))
+    XCTAssertEqual(calls.count, 50)
+    XCTAssertTrue(timers.allSatisfy { !$0.isValid })
+  }
+
+  func testInvalidatingReleasesTheBlockAndAFiredOneShotIsReleasedByTheLoop() {
+    let loop = VirtualEventLoop()
+    weak var capturedByInvalidated: Canary?
+    weak var oneShot: BlockTimer?
+    let kept: BlockTimer
+    do {
+      let canary = Canary()
+      capturedByInvalidated = canary
+      kept = BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true, on: loop) { _ in
+        _ = canary
+      }
+      oneShot = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) { _ in }
+    }
+    XCTAssertNotNil(oneShot, "the loop holds a scheduled timer")
+    kept.invalidate()
+    XCTAssertNil(capturedByInvalidated, "invalidate() released the block")
+    loop.advanceTime(by: .ms(10))
+    XCTAssertNil(oneShot, "the loop let go of the fired one-shot")
+  }
+
+  func testBlocksCanBeDeliveredOnADispatchQueue() {
+    let loop = VirtualEventLoop()
+    let key = DispatchSpecificKey<String>()
+    let queue = DispatchQueue(label: "delivery")
+    queue.setSpecific(key: key, value: "delivery")
+    let ranOn = EventLog<String?>()
+    let delivered = expectation(description: "delivered on the queue")
+    BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop, deliveringOn: queue)
+    { _ in
+      ranOn.append(DispatchQueue.getSpecific(key: key))
+      delivered.fulfill()
+    }
+    loop.advanceTime(by: .ms(10))
+    wait(for: [delivered], timeout: 30)
+    XCTAssertEqual(ranOn.all, ["delivery"])
+  }
+
+  func testARepeatingTimerOnABusyQueueSkipsTicksInsteadOfQueueingABurst() {
+    let loop = VirtualEventLoop()
+    let queue = DispatchQueue(label: "busy")
+    let calls = EventLog<Int>()
+    let timer = BlockTimer.scheduledTimer(
+      withTimeInterval: 0.01, repeats: true, on: loop, deliveringOn: queue
+    ) {
+      _ in calls.append(1)
+    }
+    queue.suspend()
+    loop.advanceTime(by: .ms(50))
+    queue.resume()
+    drain(queue)
+    XCTAssertEqual(calls.count, 1, "five ticks, one call")
+    loop.advanceTime(by: .ms(10))
+    drain(queue)
+    XCTAssertEqual(calls.count, 2)
+    // A call handed to the queue but not started does not run after invalidate().
+    queue.suspend()
+    loop.advanceTime(by: .ms(10))
+    timer.invalidate()
+    queue.resume()
+    drain(queue)
+    XCTAssertEqual(calls.count, 2)
+  }
+
+  func testATimerScheduledInsideABlockUsesTheSameLoop() {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<Double>()
+    BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) { _ in
+      BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false) { _ in
+        calls.append(loop.milliseconds(since: start))
+      }
+    }
+    loop.advanceTime(by: .ms(30))
+    XCTAssertEqual(calls.all, [20])
+  }
+
+  func testDefaultLoopCanBeScopedToAVirtualLoop() {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let timer = DefaultLoop.withCurrent(loop) {
+      XCTAssertTrue(DefaultLoop.current === loop)
+      return BlockTimer.scheduledTimer(withTimeInterval: 0.5, repeats: false) { _ in calls.append(1)
+      }
+    }
+    XCTAssertFalse(DefaultLoop.current === loop, "the scope ended")
+    loop.advanceTime(by: .ms(500))
+    XCTAssertEqual(calls.count, 1)
+    XCTAssertFalse(timer.isValid)
+  }
+
+  func testSchedulingOnAShutDownLoopGivesAnInvalidTimer() {
+    let loop = VirtualEventLoop()
+    loop.shutdown()
+    let calls = EventLog<Int>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(1)
+    }
+    XCTAssertFalse(timer.isValid)
+    timer.fire()
+    XCTAssertEqual(calls.count, 0)
+  }
+
+  func testTimersCompareByIdentity() {
+    let a = BlockTimer(timeInterval: 1, repeats: false) { _ in }
+    let b = BlockTimer(timeInterval: 1, repeats: false) { _ in }
+    XCTAssertEqual(Set([a, a, b]).count, 2)
+    XCTAssertNotEqual(a, b)
+  }
+}

@@ -1,0 +1,40 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TimerLoop
+
+/// An ordered record of callback events, safe to append to from any thread.
+final class EventLog<Event: Sendable>: Sendable {
+  private let events = Mutex<[Event]>([])
+  func append(_ event: Event) { events.withLock { $0.append(event) } }
+  var all: [Event] { events.withLock { $0 } }
+  var count: Int { events.withLock { $0.count } }
+}
+
+/// A value set from inside a callback and read by the test.
+final class Box<Value: Sendable>: Sendable {
+  private let stored: Mutex<Value>
+  init(_ value: Value) { stored = Mutex(value) }
+  var value: Value {
+    get { stored.withLock { $0 } }
+    set { stored.withLock { $0 = newValue } }
+  }
+}
+
+/// An object whose lifetime tests watch through a weak reference.
+final class Canary: Sendable {}
+
+extension VirtualEventLoop {
+  /// Milliseconds of loop time since `start`, for readable expectations.
+  func milliseconds(since start: Deadline) -> Double {
+    Double((now - start).nanoseconds) / 1e6
+  }
+}
+
+extension TimeAmount {
+  /// `ms` milliseconds, fractional allowed (rounded up to a nanosecond).
+  static func ms(_ ms: Double) -> TimeAmount { try! TimeAmount(seconds: ms / 1000) }
+}
+
+/// Waits for every block already queued on `queue` to finish.
+func drain(_ queue: DispatchQueue) { queue.sync {} }

@@ -1,0 +1,54 @@
+import BlockTimers
+import Foundation
+import TimerLoop
+import XCTest
+
+final class ThrottlerTests: XCTestCase {
+  /// Dash coalesces clipboard changes over 100 ms: a burst of 100 changes
+  /// gives one update, with the last text.
+  func testDashsHundredMillisecondClipboardCoalescing() throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let updates = EventLog<(Double, String)>()
+    let clipboard = try Throttler<String>(interval: 0.1, on: loop) { text in
+      updates.append((loop.milliseconds(since: start), text))
+    }
+    for i in 0..<100 {
+      clipboard.call("copy \(i)")
+      loop.advanceTime(by: .ms(0.5))
+    }
+    loop.advanceTime(by: .ms(200))
+    XCTAssertEqual(updates.all.map(\.1), ["copy 99"])
+    XCTAssertEqual(updates.all.map(\.0), [100])
+  }
+
+  func testASteadyStreamGivesOneCallPerWindowWithItsLastValue() throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let calls = EventLog<(Double, Int)>()
+    let throttler = try Throttler<Int>(interval: 0.1, on: loop) {
+      calls.append((loop.milliseconds(since: start), $0))
+    }
+    for ms in stride(from: 0, to: 300, by: 10) {
+      throttler.call(ms)
+      loop.advanceTime(by: .ms(10))
+    }
+    XCTAssertEqual(calls.all.map(\.0), [100, 200, 300])
+    XCTAssertEqual(calls.all.map(\.1), [90, 190, 290])
+  }
+
+  func testFlushCancelAndBadInput() throws {
+    let loop = VirtualEventLoop()
+    let calls = EventLog<Int>()
+    let throttler = try Throttler<Int>(interval: 1, on: loop) { calls.append($0) }
+    throttler.call(1)
+    throttler.flush()
+    throttler.call(2)
+    throttler.cancel()
+    loop.advanceTime(by: .seconds(5))
+    XCTAssertEqual(calls.all, [1])
+    XCTAssertThrowsError(try Throttler<Int>(interval: .nan, on: loop) { _ in }) {
+      XCTAssertEqual($0 as? TimerLoopError, .invalidInterval)
+    }
+  }
+}
