@@ -46,6 +46,12 @@ import Testing
         reference.push(slot, deadline)
       case 5..<7:
         #expect(queue.remove(slot: slot) == reference.remove(slot), "seed \(seed)")
+      case 7 where queue.contains(slot: slot):
+        // Later, earlier or the same: the lazy and the eager path.
+        let deadline = now + Int64.random(in: 0..<8, using: &rng)
+        queue.reschedule(slot: slot, to: Deadline(uptimeNanoseconds: deadline))
+        _ = reference.remove(slot)
+        reference.push(slot, deadline)
       default:
         now += Int64.random(in: 0..<3, using: &rng)
         while let popped = queue.popFirst(dueAt: Deadline(uptimeNanoseconds: now)) {
@@ -55,18 +61,35 @@ import Testing
         #expect(reference.items.first.map { $0.deadline > now } ?? true, "seed \(seed)")
       }
       #expect(queue.count == reference.items.count, "seed \(seed)")
-      #expect(queue.first?.slot == reference.items.first?.slot, "seed \(seed)")
+      #expect(queue.first()?.slot == reference.items.first?.slot, "seed \(seed)")
     }
   }
 
-  @Test func equalDeadlinesPopInPushOrderAfterRemovals() {
+  @Test func equalDeadlinesPopInSchedulingOrderAfterRemovalsAndMoves() {
     var queue = TimerQueue()
     let deadline = Deadline(uptimeNanoseconds: 10)
-    for slot in UInt32(0)..<100 { queue.push(slot: slot, deadline: deadline) }
+    for slot in UInt32(0)..<100 { queue.push(slot: slot, deadline: deadline + .nanoseconds(-Int64(slot % 2))) }
     for slot in stride(from: UInt32(0), to: 100, by: 3) { queue.remove(slot: slot) }
+    // Odd slots move later onto the shared deadline: behind the even ones, in move order.
+    for slot in stride(from: UInt32(1), to: 100, by: 2) where slot % 3 != 0 {
+      queue.reschedule(slot: slot, to: deadline)
+    }
     var popped: [UInt32] = []
     while let slot = queue.popFirst(dueAt: deadline) { popped.append(slot) }
-    #expect(popped == (UInt32(0)..<100).filter { $0 % 3 != 0 })
+    let survivors = (UInt32(0)..<100).filter { $0 % 3 != 0 }
+    #expect(popped == survivors.filter { $0 % 2 == 0 } + survivors.filter { $0 % 2 == 1 })
+  }
+
+  @Test func orphansAreCompactedSoTheHeapStaysProportionalToLiveTimers() {
+    var queue = TimerQueue()
+    for round in 0..<100 {
+      for slot in UInt32(0)..<100 {
+        queue.push(slot: slot, deadline: Deadline(uptimeNanoseconds: Int64(1_000 - round)))
+        queue.remove(slot: slot)
+      }
+    }
+    #expect(queue.count == 0)
+    #expect(queue.nodeCount <= 64)
   }
 
   @Test func nothingPopsBeforeItsDeadline() {

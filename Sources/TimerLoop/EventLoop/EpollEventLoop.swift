@@ -31,11 +31,24 @@ public final class EpollEventLoop: EventLoop {
     case idle, running, stopped
   }
 
+  /// How late the loop may fire a timer so that timers due close together
+  /// share one wake-up (nanoseconds). Timers never fire early; a timer due
+  /// while the loop is awake fires in the next pass, with no added delay.
+  public let leeway: TimeAmount
+
+  /// The default ``leeway``: 50 µs, the Linux default timer slack of a thread
+  /// (`PR_SET_TIMERSLACK`), which `epoll_wait` and `nanosleep` apply anyway.
+  public static let defaultLeeway = TimeAmount.microseconds(50)
+
   /// Opens the loop's three descriptors. The loop does not run until ``run()``.
   ///
+  /// - Parameter leeway: how late a timer may fire so that wake-ups coalesce
+  ///   (nanoseconds, clamped to 0 ... 1 s); see ``leeway``. `.zero` arms the
+  ///   kernel timer for every distinct deadline.
   /// - Throws: ``SystemError`` if `epoll_create1`, `timerfd_create`, `eventfd`
   ///   or `epoll_ctl` fails (typically `EMFILE`); nothing is left open then.
-  public init() throws(SystemError) {
+  public init(leeway: TimeAmount = defaultLeeway) throws(SystemError) {
+    self.leeway = min(max(leeway, .zero), .seconds(1))
     selector = try Selector()
     let eventFD = selector.eventFD
     scheduler = TimerScheduler(clock: .monotonic) { try? EventFD.signal(eventFD) }
@@ -52,15 +65,16 @@ public final class EpollEventLoop: EventLoop {
   /// The loop whose ``run()`` is on the current thread's stack, if any.
   public static var current: EpollEventLoop? { CurrentLoop.get() }
 
-  /// Creates a loop and runs it on a new thread named `name` (at most 15 bytes
-  /// are kept, a Linux limit) until ``shutdown()``.
+  /// Creates a loop with `leeway` (see ``init(leeway:)``) and runs it on a new
+  /// thread named `name` (at most 15 bytes are kept, a Linux limit) until
+  /// ``shutdown()``.
   ///
   /// - Throws: ``SystemError`` if the descriptors cannot be opened or the thread
   ///   cannot be created (`pthread_create`).
-  public static func startOnNewThread(name: String = "TimerLoop") throws(SystemError)
-    -> EpollEventLoop
-  {
-    let loop = try EpollEventLoop()
+  public static func startOnNewThread(
+    name: String = "TimerLoop", leeway: TimeAmount = defaultLeeway
+  ) throws(SystemError) -> EpollEventLoop {
+    let loop = try EpollEventLoop(leeway: leeway)
     let context = Unmanaged.passRetained(loop).toOpaque()
     var thread = pthread_t()
     let result = pthread_create(&thread, nil, { context in
@@ -98,34 +112,33 @@ public final class EpollEventLoop: EventLoop {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     let previous = CurrentLoop.set(self)
     defer {
+      scheduler.shutdown()
+      scheduler.releaseTable()
       CurrentLoop.restore(previous)
       scheduler.loopThread.store(0, ordering: .relaxed)
-      scheduler.shutdown()
       selector.close()
       lifecycle.withLock { $0 = .stopped }
       running.leave()
     }
-    var tasks: [@Sendable () -> Void] = []
-    var due: [TimerScheduler.DueTimer] = []
+    var buffers = TimerScheduler.PassBuffers()
     while true {
-      scheduler.runPass(now: .now(), tasks: &tasks, due: &due)
+      scheduler.runPass(now: .now(), buffers: &buffers)
       if scheduler.isShutdown { return }
       let (earliest, hasTasks) = scheduler.pendingWork
+      let now = Deadline.now()
       var block = !hasTasks
-      if let earliest, earliest <= .now() {
+      if let earliest, earliest <= now {
         block = false  // arming a past deadline would cost a syscall to learn the same
       } else {
-        try selector.arm(earliest)
+        try selector.arm(earliest, leeway: leeway, now: now)
       }
-      if try selector.wait(block: block).wokenUp {
-        scheduler.acknowledgeWakeUp()
-      }
+      try selector.wait(block: block)
     }
   }
 
-  /// Stops the loop: releases every pending timer and task closure at once
-  /// (their deadlines are not waited for), wakes the loop thread so ``run()``
-  /// returns, and closes the three descriptors.
+  /// Stops the loop: wakes the loop thread, which releases every pending timer
+  /// and task closure (their deadlines are not waited for) and closes the three
+  /// descriptors as ``run()`` returns.
   ///
   /// Called from another thread, it returns after ``run()`` has returned, so
   /// no closure of this loop runs after that. Called from a closure on the
@@ -138,6 +151,7 @@ public final class EpollEventLoop: EventLoop {
       return state == .idle
     }
     if wasIdle {
+      scheduler.releaseTable()  // no thread owns the table: it never ran
       selector.close()
     } else if !inEventLoop {
       running.wait()

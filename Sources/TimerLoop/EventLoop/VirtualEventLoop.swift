@@ -14,8 +14,10 @@ import Glibc
 /// loop.advanceTime(by: .milliseconds(10))   // prints, on this thread
 /// ```
 ///
-/// Not thread-safe to drive: call `advanceTime` from one thread at a time.
-/// Scheduling from other threads is safe, as on any loop.
+/// The thread that created the loop, or that last called `advanceTime`, is its
+/// loop thread: drive it and shut it down from one thread at a time.
+/// Scheduling and cancelling from other threads is safe, as on any loop; such
+/// calls take effect when the loop next runs.
 public final class VirtualEventLoop: EventLoop {
   public let scheduler: TimerScheduler
   private let clock: VirtualClock
@@ -24,6 +26,7 @@ public final class VirtualEventLoop: EventLoop {
   public init(start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000)) {
     clock = VirtualClock(start: start)
     scheduler = TimerScheduler(clock: .virtual(clock)) {}
+    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
   }
 
   /// Moves the clock forward by `amount`, running every pass that falls due on
@@ -41,11 +44,9 @@ public final class VirtualEventLoop: EventLoop {
   /// running, as it would keep a real loop busy.
   public func advanceTime(to target: Deadline) {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
-    defer { scheduler.loopThread.store(0, ordering: .relaxed) }
-    var tasks: [@Sendable () -> Void] = []
-    var due: [TimerScheduler.DueTimer] = []
-    while true {
-      scheduler.runPass(now: clock.now, tasks: &tasks, due: &due)
+    var buffers = TimerScheduler.PassBuffers()
+    while !scheduler.isShutdown {
+      scheduler.runPass(now: clock.now, buffers: &buffers)
       let (earliest, hasTasks) = scheduler.pendingWork
       if hasTasks { continue }
       guard let earliest, earliest <= target else { break }
@@ -73,5 +74,6 @@ public final class VirtualEventLoop: EventLoop {
   /// ``TimerLoopError/shutdown``. Idempotent.
   public func shutdown() {
     scheduler.shutdown()
+    scheduler.releaseTable()
   }
 }

@@ -6,8 +6,8 @@ enum TimerBody {
 }
 
 /// One row of the scheduler's timer table. A slot is reused after its timer
-/// ends; `generation` changes on every reuse, so a stale ``TimerHandle`` can
-/// never touch the timer that took its slot.
+/// ends; `generation` changes on every reuse (modulo 2^31), so a stale
+/// ``TimerHandle`` can never touch the timer that took its slot.
 struct TimerEntry {
   enum Phase: UInt8 {
     /// The slot holds no timer.
@@ -24,11 +24,13 @@ struct TimerEntry {
   /// Set when the dispatch pass collects the timer, cleared when its call
   /// starts or when it is cancelled or rescheduled before that.
   var firePending = false
-  /// For one-shots the same as the queued deadline; for fixed-rate timers the
-  /// grid point the timer is queued at, which anchors the next grid point.
+  /// Scheduled from another thread: a ticket maps to this slot until it ends.
+  var hasTicket = false
+  var policy = RepeatPolicy.fixedRate
+  /// For one-shots the queued deadline; for fixed-rate timers the grid point
+  /// the timer is queued at, which anchors the next grid point.
   var deadline = Deadline.distantFuture
   /// Repeat interval; `nil` for a one-shot.
   var interval: TimeAmount?
-  var policy = RepeatPolicy.fixedRate
   var body: TimerBody?
 }

@@ -1,61 +1,57 @@
 /// A reference to one scheduled timer, returned by the `schedule` calls of
 /// ``EventLoop``; use it to cancel or move the timer.
 ///
-/// A handle is a small value (a slot number, a generation, and the loop's
-/// scheduler). Copies refer to the same timer. Once the timer has ended
-/// (a one-shot fired, or it was cancelled, or the loop shut down) every call
-/// on the handle is a harmless no-op that returns `false` or `nil`, even if a
-/// later timer has taken over the slot.
+/// A handle is a small value (the loop's scheduler and a 64-bit timer id).
+/// Copies refer to the same timer. Once the timer has ended (a one-shot fired,
+/// it was cancelled, or the loop shut down) every call on the handle is a
+/// harmless no-op, even if a later timer has taken over its table slot.
 ///
-/// All methods are safe from any thread. Each takes the loop's lock once:
-/// O(log n) in the number of pending timers, no allocation.
+/// All methods are safe from any thread. On the loop thread they act at once:
+/// O(1) to O(log n) in the number of pending timers, no lock, no allocation.
+/// From another thread they become a request that the loop applies before it
+/// runs anything else (one short lock, coalesced wake-ups).
 public struct TimerHandle: Sendable {
   let scheduler: TimerScheduler
-  let slot: UInt32
-  let generation: UInt32
+  let id: TimerID
 
-  /// Cancels the timer.
+  /// Cancels the timer. Idempotent.
   ///
-  /// After `cancel()` returns, no new call of the timer's closure starts, and
-  /// the closure (with everything it captured) has been released, unless it is
-  /// running right now on the loop thread: a call already under way is not
-  /// interrupted, and the closure is released when it returns. Calling
-  /// `cancel()` from inside the closure itself stops a repeating timer.
-  ///
-  /// - Returns: `true` if the timer was still scheduled or running; `false` if it
-  ///   had already ended (cancelling twice is safe and returns `false`).
-  @discardableResult
-  public func cancel() -> Bool {
-    scheduler.cancel(slot: slot, generation: generation)
+  /// After `cancel()` returns, from any thread, no new call of the timer's
+  /// closure starts. A call already under way on the loop thread is not
+  /// interrupted. The closure, with everything it captured, is released at
+  /// once when cancelling on the loop thread, and by the loop before it runs
+  /// anything else when cancelling from another thread. Calling `cancel()`
+  /// from inside the closure stops a repeating timer.
+  public func cancel() {
+    scheduler.cancel(id)
   }
 
   /// Moves the timer to `deadline` (on the loop's monotonic clock). A repeating
   /// timer continues from there: a fixed-rate one on the grid
   /// `deadline + n × interval`. Among timers due at the same deadline, a
-  /// rescheduled one fires after those already scheduled for it.
+  /// rescheduled one fires after those already scheduled for it. Does nothing
+  /// if the timer has ended.
   ///
   /// A one-shot may reschedule itself from inside its closure; it then fires
   /// again at `deadline` instead of ending. A firing collected for the current
   /// pass but not yet started is dropped in favour of the new deadline.
-  ///
-  /// - Returns: `false` (and does nothing) if the timer has already ended.
-  @discardableResult
-  public func reschedule(to deadline: Deadline) -> Bool {
-    scheduler.reschedule(slot: slot, generation: generation, to: deadline)
+  public func reschedule(to deadline: Deadline) {
+    scheduler.reschedule(id, to: deadline)
   }
 
-  /// Moves the timer to `delay` from now (the loop's monotonic clock, nanoseconds,
-  /// saturating to "never"). The idle-timeout pattern: re-arm on every request.
-  ///
-  /// - Returns: `false` (and does nothing) if the timer has already ended.
-  @discardableResult
-  public func reschedule(after delay: TimeAmount) -> Bool {
-    reschedule(to: scheduler.now + delay)
+  /// Moves the timer to `delay` from now (the loop's monotonic clock, read at
+  /// the call; saturating to "never"). The idle-timeout pattern: re-arm on
+  /// every request. Does nothing if the timer has ended.
+  public func reschedule(after delay: TimeAmount) {
+    scheduler.reschedule(id, to: scheduler.now + delay)
   }
 
-  /// The deadline the timer waits for, or `nil` if it is not waiting (it has
-  /// ended, or a one-shot or fixed-delay timer is running right now).
+  /// The deadline the timer waits for, read on the loop thread: `nil` if the
+  /// timer has ended or is running right now (a one-shot or fixed-delay timer
+  /// inside its own callback). A fixed-rate timer inside its callback already
+  /// waits for its next grid point. Off the loop thread, where the loop's
+  /// table cannot be read without racing it, always `nil`.
   public var deadline: Deadline? {
-    scheduler.deadline(slot: slot, generation: generation)
+    scheduler.deadline(of: id)
   }
 }

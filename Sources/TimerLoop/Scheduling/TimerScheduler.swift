@@ -1,36 +1,50 @@
 import Glibc
 import Synchronization
 
-/// The timer and task state shared by every kind of loop: the timer table, the
-/// queue that orders it, the tasks waiting for ``EventLoop/execute(_:)``, and
-/// the code that decides what runs in a pass.
-///
-/// Both ``EpollEventLoop`` and ``VirtualEventLoop`` drive one of these; they
+/// The timer and task state of one loop, and every operation on it: the one
+/// implementation shared by ``EpollEventLoop`` and ``VirtualEventLoop``, which
 /// differ only in where "now" comes from and how they wait. You never create
 /// one; reach it through ``EventLoop/scheduler``.
 ///
 /// Ground rules:
-/// - All state sits behind one `Mutex`. It is held only for table and queue
-///   updates, never while user code runs and never while a closure is released
-///   (a captured object's `deinit` may call back into the loop).
-/// - Scheduling from a thread other than the loop's wakes the loop only when
-///   the new timer becomes the earliest one or a task is queued, and only the
-///   first such call between two passes writes the wake-up (`wakeupPending`).
-///   The write happens under the lock, so it can never reach a descriptor that
-///   shutdown has closed.
-/// - After shutdown every closure has been released and every call that would
-///   add work throws ``TimerLoopError/shutdown``.
-public final class TimerScheduler: Sendable {
+/// - The timer table (``TimerTable``) belongs to the loop's thread. Calls made
+///   on that thread (from callbacks, or anything they call) change it directly,
+///   with no lock and no atomic read-modify-write.
+/// - Calls from any other thread become requests in the *inbox*, a short list
+///   behind a `Mutex`, and wake the loop. The loop applies them, in the order
+///   they were made, at the start of each pass and before every callback, so
+///   once `cancel()` has returned on another thread no new call of that timer
+///   starts. A timer scheduled from another thread is named by a ticket until
+///   the loop gives it a slot.
+/// - Only the first request after the loop last looked writes the wake-up
+///   (`wakeupPending`). The write happens under the inbox lock, so it can never
+///   reach a descriptor that shutdown has closed.
+/// - Closures are never released while the table is being changed: a captured
+///   object's `deinit` may call back into the loop.
+/// - After shutdown every call that would add work throws
+///   ``TimerLoopError/shutdown``; the loop thread releases every closure.
+public final class TimerScheduler: @unchecked Sendable {
+  // @unchecked: `table` is confined to the loop thread as described above;
+  // everything else is a Mutex, an Atomic or immutable.
+
   enum Clock {
     case monotonic
     case virtual(VirtualClock)
   }
 
-  struct State {
-    var queue = TimerQueue()
-    var entries: [TimerEntry] = []
-    var freeSlots: [UInt32] = []
-    var tasks: [@Sendable () -> Void] = []
+  /// A request from a thread other than the loop's.
+  enum Request {
+    case execute(@Sendable () -> Void)
+    case schedule(
+      ticket: UInt64, deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy,
+      body: TimerBody)
+    case cancel(TimerID)
+    case reschedule(TimerID, Deadline)
+  }
+
+  struct Inbox {
+    var requests: [Request] = []
+    var nextTicket: UInt64 = 0
     var isShutdown = false
     var wakeupPending = false
   }
@@ -41,10 +55,16 @@ public final class TimerScheduler: Sendable {
   static let minimumRepeatInterval = TimeAmount.microseconds(100)
 
   let clock: Clock
-  let state = Mutex(State())
-  /// `pthread_self()` of the thread running the loop, or 0.
+  /// Loop-thread state; a pointer so that access carries no exclusivity check.
+  let table: UnsafeMutablePointer<TimerTable>
+  let inbox = Mutex(Inbox())
+  /// Set, under the inbox lock, while the inbox holds requests: one load tells
+  /// the loop whether it must look.
+  let inboxPending = Atomic<Bool>(false)
+  let isShutdownFlag = Atomic<Bool>(false)
+  /// `pthread_self()` of the thread that owns `table`, or 0 while none does.
   let loopThread = Atomic<UInt>(0)
-  /// Wakes the loop's thread; called with the lock held.
+  /// Wakes the loop's thread; called with the inbox lock held.
   private let wakeUp: @Sendable () -> Void
   /// How many wake-ups were written, so tests can see that bursts coalesce.
   let wakeUpWrites = Atomic<Int>(0)
@@ -52,6 +72,13 @@ public final class TimerScheduler: Sendable {
   init(clock: Clock, wakeUp: @escaping @Sendable () -> Void) {
     self.clock = clock
     self.wakeUp = wakeUp
+    table = .allocate(capacity: 1)
+    table.initialize(to: TimerTable())
+  }
+
+  deinit {
+    table.deinitialize(count: 1)
+    table.deallocate()
   }
 
   var now: Deadline {
@@ -61,138 +88,144 @@ public final class TimerScheduler: Sendable {
     }
   }
 
-  var inLoopThread: Bool {
-    loopThread.load(ordering: .relaxed) == pthread_self()
-  }
+  var inLoopThread: Bool { loopThread.load(ordering: .relaxed) == pthread_self() }
 
-  // MARK: Adding work
+  var isShutdown: Bool { isShutdownFlag.load(ordering: .relaxed) }
+
+  // MARK: Operations, from any thread
 
   func execute(_ task: @escaping @Sendable () -> Void) throws(TimerLoopError) {
-    let onLoop = inLoopThread
-    try state.withLock { (state) throws(TimerLoopError) in
-      guard !state.isShutdown else { throw .shutdown }
-      state.tasks.append(task)
-      if !onLoop { wakeIfNeeded(&state) }
-    }
+    guard inLoopThread else { return try send(.execute(task)) }
+    guard !isShutdown else { throw .shutdown }
+    table.pointee.tasks.append(task)
   }
 
   func schedule(
     at deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
   ) throws(TimerLoopError) -> TimerHandle {
-    let onLoop = inLoopThread
     let interval = interval.map { Swift.max($0, Self.minimumRepeatInterval) }
-    let (slot, generation) = try state.withLock { (state) throws(TimerLoopError) in
-      guard !state.isShutdown else { throw .shutdown }
-      let slot = state.freeSlots.popLast() ?? state.appendEntry()
-      let generation = state.entries[Int(slot)].generation
-      state.entries[Int(slot)] = TimerEntry(
-        generation: generation, phase: .queued, deadline: deadline, interval: interval,
-        policy: policy, body: body)
-      state.queue.push(slot: slot, deadline: deadline)
-      if !onLoop && state.queue.first?.slot == slot { wakeIfNeeded(&state) }
-      return (slot, generation)
+    if inLoopThread {
+      guard !isShutdown else { throw .shutdown }
+      let id = table.pointee.insert(deadline: deadline, interval: interval, policy: policy, body: body)
+      return TimerHandle(scheduler: self, id: id)
     }
-    return TimerHandle(scheduler: self, slot: slot, generation: generation)
+    let ticket = try inbox.withLock { (inbox) throws(TimerLoopError) -> UInt64 in
+      guard !inbox.isShutdown else { throw .shutdown }
+      let ticket = inbox.nextTicket
+      inbox.nextTicket += 1
+      append(
+        .schedule(ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body),
+        to: &inbox)
+      return ticket
+    }
+    return TimerHandle(scheduler: self, id: .remote(ticket: ticket))
   }
 
-  // MARK: Changing a timer
-
-  func cancel(slot: UInt32, generation: UInt32) -> Bool {
-    let onLoop = inLoopThread
-    let released: TimerBody? = state.withLock { state in
-      guard state.isLive(slot, generation) else { return nil }
-      // The loop sleeps until the earliest deadline; let it re-arm for the next one.
-      if !onLoop && state.queue.first?.slot == slot { wakeIfNeeded(&state) }
-      return state.free(slot)
+  func cancel(_ id: TimerID) {
+    guard inLoopThread else {
+      try? send(.cancel(id))  // after shutdown there is nothing left to cancel
+      return
     }
-    return released != nil  // the closure is released here, outside the lock
+    applyPendingRequests()
+    guard let slot = table.pointee.slot(of: id) else { return }
+    _ = table.pointee.free(slot)  // the closure is released here, after the table change
   }
 
-  func reschedule(slot: UInt32, generation: UInt32, to deadline: Deadline) -> Bool {
-    let onLoop = inLoopThread
-    return state.withLock { state in
-      guard state.isLive(slot, generation) else { return false }
-      state.queue.remove(slot: slot)
-      state.entries[Int(slot)].phase = .queued
-      state.entries[Int(slot)].firePending = false
-      state.entries[Int(slot)].deadline = deadline
-      state.queue.push(slot: slot, deadline: deadline)
-      if !onLoop && state.queue.first?.slot == slot { wakeIfNeeded(&state) }
-      return true
+  func reschedule(_ id: TimerID, to deadline: Deadline) {
+    guard inLoopThread else {
+      try? send(.reschedule(id, deadline))
+      return
     }
+    applyPendingRequests()
+    guard let slot = table.pointee.slot(of: id) else { return }
+    table.pointee.reschedule(slot, to: deadline)
   }
 
-  func deadline(slot: UInt32, generation: UInt32) -> Deadline? {
-    state.withLock { state in
-      guard state.isLive(slot, generation), state.entries[Int(slot)].phase == .queued else {
-        return nil
-      }
-      return state.entries[Int(slot)].deadline
-    }
+  /// The timer's deadline, read on the loop thread; `nil` elsewhere.
+  func deadline(of id: TimerID) -> Deadline? {
+    guard inLoopThread else { return nil }
+    applyPendingRequests()
+    guard let slot = table.pointee.slot(of: id), table.pointee.entries[Int(slot)].phase == .queued
+    else { return nil }
+    return table.pointee.entries[Int(slot)].deadline
   }
-
-  // MARK: Loop-side bookkeeping
 
   /// What waits for the next pass: the earliest timer deadline (`nil` if no
-  /// timer is queued) and whether any task is queued.
+  /// timer is queued) and whether tasks or requests are waiting. Loop thread only.
   var pendingWork: (earliestDeadline: Deadline?, hasTasks: Bool) {
-    state.withLock { state in (state.queue.first?.deadline, !state.tasks.isEmpty) }
+    (
+      table.pointee.queue.first()?.deadline,
+      !table.pointee.tasks.isEmpty || inboxPending.load(ordering: .relaxed)
+    )
   }
 
-  /// Called by the loop once it has consumed a wake-up, before it looks for work,
-  /// so that any later cross-thread call writes a new one.
-  func acknowledgeWakeUp() {
-    state.withLock { $0.wakeupPending = false }
-  }
+  // MARK: Shutdown
 
-  var isShutdown: Bool { state.withLock { $0.isShutdown } }
-
-  /// Marks the scheduler shut down, wakes the loop, and releases every pending
-  /// timer and task closure. Returns `false` if it was already shut down.
+  /// Marks the scheduler shut down and wakes the loop. Requests still in the
+  /// inbox are dropped (their closures released); the timers already in the
+  /// table are released by ``releaseTable()`` on the thread that owns it.
+  /// Returns `false` if it was already shut down.
   @discardableResult
   func shutdown() -> Bool {
-    let released: (timers: [TimerBody], tasks: [@Sendable () -> Void])? = state.withLock { state in
-      guard !state.isShutdown else { return nil }
-      state.isShutdown = true
+    let dropped: [Request]? = inbox.withLock { inbox in
+      guard !inbox.isShutdown else { return nil }
+      inbox.isShutdown = true
+      isShutdownFlag.store(true, ordering: .relaxed)
       wakeUp()
-      var bodies: [TimerBody] = []
-      for slot in state.entries.indices where state.entries[slot].phase != .free {
-        bodies.append(contentsOf: state.free(UInt32(slot)).map { [$0] } ?? [])
-      }
-      defer { state.tasks = [] }
-      return (bodies, state.tasks)
+      defer { inbox.requests = [] }
+      return inbox.requests
     }
-    return released != nil  // closures are released here, outside the lock
+    return dropped != nil  // closures are released here, outside the lock
   }
 
-  private func wakeIfNeeded(_ state: inout State) {
-    guard !state.wakeupPending else { return }
-    state.wakeupPending = true
+  /// Empties the table, releasing every timer and task closure. Call it on the
+  /// thread that owns the table, or when no thread does.
+  func releaseTable() {
+    let released = table.move()
+    table.initialize(to: TimerTable())
+    _ = released
+  }
+
+  // MARK: The inbox
+
+  /// Applies the requests other threads have made, in order. Loop thread only.
+  func applyPendingRequests() {
+    guard inboxPending.load(ordering: .acquiring) else { return }
+    let requests = inbox.withLock { inbox in
+      inboxPending.store(false, ordering: .relaxed)
+      inbox.wakeupPending = false
+      defer { inbox.requests.removeAll(keepingCapacity: true) }
+      return inbox.requests
+    }
+    for request in requests {
+      switch request {
+      case .execute(let task):
+        table.pointee.tasks.append(task)
+      case .schedule(let ticket, let deadline, let interval, let policy, let body):
+        table.pointee.insert(
+          ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body)
+      case .cancel(let id):
+        if let slot = table.pointee.slot(of: id) { _ = table.pointee.free(slot) }
+      case .reschedule(let id, let deadline):
+        if let slot = table.pointee.slot(of: id) { table.pointee.reschedule(slot, to: deadline) }
+      }
+    }
+  }
+
+  private func send(_ request: Request) throws(TimerLoopError) {
+    try inbox.withLock { (inbox) throws(TimerLoopError) in
+      guard !inbox.isShutdown else { throw .shutdown }
+      append(request, to: &inbox)
+    }
+  }
+
+  private func append(_ request: Request, to inbox: inout Inbox) {
+    inbox.requests.append(request)
+    inboxPending.store(true, ordering: .releasing)
+    guard !inbox.wakeupPending else { return }
+    inbox.wakeupPending = true
     wakeUpWrites.add(1, ordering: .relaxed)
     wakeUp()
-  }
-}
-
-extension TimerScheduler.State {
-  func isLive(_ slot: UInt32, _ generation: UInt32) -> Bool {
-    Int(slot) < entries.count && entries[Int(slot)].generation == generation
-      && entries[Int(slot)].phase != .free
-  }
-
-  mutating func appendEntry() -> UInt32 {
-    precondition(entries.count < Int(UInt32.max), "more than 2^32 - 1 timers")
-    entries.append(TimerEntry())
-    return UInt32(entries.count - 1)
-  }
-
-  /// Ends the timer in `slot` and returns its body, for the caller to release
-  /// after unlocking.
-  mutating func free(_ slot: UInt32) -> TimerBody? {
-    queue.remove(slot: slot)
-    let body = entries[Int(slot)].body
-    entries[Int(slot)] = TimerEntry(generation: entries[Int(slot)].generation &+ 1)
-    freeSlots.append(slot)
-    return body
   }
 }
 

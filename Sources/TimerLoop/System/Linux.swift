@@ -14,14 +14,18 @@ enum TimerFD {
     }
   }
 
-  /// Arms `fd` to expire once at the absolute monotonic `deadline`, or disarms
-  /// it when `deadline` is `nil`. The corresponding C function is `timerfd_settime`.
-  static func setTime(_ fd: CInt, deadline: Deadline?) throws(SystemError) {
+  /// Arms `fd` to expire at the absolute monotonic `deadline` and then every
+  /// `period` (once when `period` is `nil`), or disarms it when `deadline` is
+  /// `nil`. The corresponding C function is `timerfd_settime`.
+  static func setTime(_ fd: CInt, deadline: Deadline?, period: TimeAmount? = nil) throws(SystemError) {
+    func timespecOf(_ ns: Int64) -> timespec {
+      timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+    }
     var spec = itimerspec()
     if let deadline {
       // An all-zero it_value disarms the timer; the earliest real deadline is 1 ns.
-      let ns = Swift.max(deadline.uptimeNanoseconds, 1)
-      spec.it_value = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+      spec.it_value = timespecOf(Swift.max(deadline.uptimeNanoseconds, 1))
+      spec.it_interval = timespecOf(period?.nanoseconds ?? 0)
     }
     _ = try retryingOnInterrupt("timerfd_settime") {
       CShims_timerfd_settime(fd, CShims_TFD_TIMER_ABSTIME(), &spec, nil)

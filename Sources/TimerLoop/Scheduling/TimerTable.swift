@@ -1,0 +1,117 @@
+/// The timers of one loop: their table, the queue that orders them, and the
+/// tasks waiting for the next pass. Touched only by the loop's thread, so it
+/// needs no lock; other threads reach it through the scheduler's inbox.
+struct TimerTable {
+  var queue = TimerQueue()
+  var entries: [TimerEntry] = []
+  var freeSlots: [UInt32] = []
+  var tasks: [@Sendable () -> Void] = []
+  /// Timers scheduled from other threads, by ticket. Only those have a ticket,
+  /// so the map stays as small as the cross-thread traffic.
+  var slotsByTicket: [UInt64: UInt32] = [:]
+  var ticketsBySlot: [UInt32: UInt64] = [:]
+
+  /// Adds a timer and queues it. O(log n) amortised.
+  mutating func insert(
+    deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
+  ) -> TimerID {
+    let slot: UInt32
+    if let reused = freeSlots.popLast() {
+      slot = reused
+    } else {
+      precondition(entries.count < Int(UInt32.max), "more than 2^32 - 1 timers")
+      entries.append(TimerEntry())
+      slot = UInt32(entries.count - 1)
+    }
+    let generation = entries[Int(slot)].generation
+    entries[Int(slot)] = TimerEntry(
+      generation: generation, phase: .queued, policy: policy, deadline: deadline,
+      interval: interval, body: body)
+    queue.push(slot: slot, deadline: deadline)
+    return .local(slot: slot, generation: generation)
+  }
+
+  /// Adds a timer requested from another thread under `ticket`.
+  mutating func insert(
+    ticket: UInt64, deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy,
+    body: TimerBody
+  ) {
+    let slot = insert(deadline: deadline, interval: interval, policy: policy, body: body).slot
+    entries[Int(slot)].hasTicket = true
+    slotsByTicket[ticket] = slot
+    ticketsBySlot[slot] = ticket
+  }
+
+  // The lookups below are `mutating` only for how they are called: through the
+  // scheduler's pointer, a non-mutating call copies the whole table (retaining
+  // every array in it), while a mutating one borrows it in place.
+
+  /// The slot of a live timer, or `nil` if `id` names one that has ended.
+  mutating func slot(of id: TimerID) -> UInt32? {
+    if let ticket = id.ticket { return slotsByTicket[ticket] }
+    let slot = id.slot
+    guard Int(slot) < entries.count, entries[Int(slot)].phase != .free,
+      entries[Int(slot)].generation & 0x7FFF_FFFF == id.generation
+    else { return nil }
+    return slot
+  }
+
+  mutating func isLive(_ slot: UInt32, generation: UInt32) -> Bool {
+    Int(slot) < entries.count && entries[Int(slot)].generation == generation
+      && entries[Int(slot)].phase != .free
+  }
+
+  /// Ends the timer in `slot` and returns its body, for the caller to release
+  /// once it has stopped touching the table (a `deinit` may call back in).
+  mutating func free(_ slot: UInt32) -> TimerBody? {
+    queue.remove(slot: slot)
+    if entries[Int(slot)].hasTicket, let ticket = ticketsBySlot.removeValue(forKey: slot) {
+      slotsByTicket[ticket] = nil
+    }
+    let body = entries[Int(slot)].body
+    entries[Int(slot)] = TimerEntry(generation: entries[Int(slot)].generation &+ 1)
+    freeSlots.append(slot)
+    return body
+  }
+
+  /// Moves the timer in `slot` to `deadline`, dropping a firing collected but not started.
+  mutating func reschedule(_ slot: UInt32, to deadline: Deadline) {
+    if queue.contains(slot: slot) {
+      queue.reschedule(slot: slot, to: deadline)
+    } else {
+      queue.push(slot: slot, deadline: deadline)
+    }
+    entries[Int(slot)].phase = .queued
+    entries[Int(slot)].firePending = false
+    entries[Int(slot)].deadline = deadline
+  }
+
+  /// Marks the timer in `slot`, just taken off the queue at `now`, to fire. A
+  /// fixed-rate timer goes straight back on the queue at its next grid point,
+  /// before its callback runs, so the callback can cancel or move it.
+  mutating func collect(_ slot: UInt32, now: Deadline) {
+    entries[Int(slot)].firePending = true
+    guard let interval = entries[Int(slot)].interval, entries[Int(slot)].policy == .fixedRate
+    else {
+      entries[Int(slot)].phase = .unqueued
+      return
+    }
+    let next = entries[Int(slot)].deadline.nextGridPoint(after: now, interval: interval)
+    entries[Int(slot)].deadline = next
+    queue.push(slot: slot, deadline: next)
+  }
+}
+
+extension Deadline {
+  /// The first point of the grid `self + n × interval` (n ≥ 1) later than `now`:
+  /// where a fixed-rate timer goes next, one call for however many periods
+  /// were missed (CoreFoundation's `__CFRunLoopDoTimer` does the same).
+  /// Saturates at ``distantFuture``.
+  func nextGridPoint(after now: Deadline, interval: TimeAmount) -> Deadline {
+    let next = self + interval
+    guard next <= now, next != .distantFuture else { return next }
+    let missed = (now - next).nanoseconds / interval.nanoseconds + 1
+    let (skip, overflow) = interval.nanoseconds.multipliedReportingOverflow(by: missed)
+    return overflow ? .distantFuture : next + .nanoseconds(skip)
+  }
+}
