@@ -74,8 +74,8 @@ public final class BlockTimer: Sendable {
     let loop: any EventLoop
     let handle: TimerHandle
     let queue: DispatchQueue?
-    /// The fire date without the tolerance shift, kept for when the core no
-    /// longer reports a deadline (a one-shot that is running or has run).
+    /// The next fire date without the tolerance shift. Kept here rather than
+    /// asked of the core, whose table only the loop thread may read.
     var nominal: Deadline
     /// How far tolerance moved the core's deadline past `nominal` (≥ 0, < tolerance).
     var shift: TimeAmount
@@ -226,10 +226,10 @@ public final class BlockTimer: Sendable {
         // one-shot ends, as a run loop does.
         let handle =
           try repeats
-          ? loop.scheduleRepeating(firstAt: first + shift, every: interval) { [self] _ in
-            loopDidFire()
+          ? loop.scheduleRepeating(firstAt: first + shift, every: interval) { [self] handle in
+            loopDidFire(nextDeadline: handle.deadline)
           }
-          : loop.schedule(at: first + shift) { [self] in loopDidFire() }
+          : loop.schedule(at: first + shift) { [self] in loopDidFire(nextDeadline: nil) }
         state.phase = .scheduled(
           Scheduled(loop: loop, handle: handle, queue: queue, nominal: first, shift: shift))
         return nil
@@ -251,8 +251,9 @@ public final class BlockTimer: Sendable {
 
   // MARK: Firing
 
-  /// Called by the loop at each deadline.
-  private func loopDidFire() {
+  /// Called by the loop at each deadline, on its thread. `nextDeadline` is
+  /// where the core has already queued a repeating timer's next firing.
+  private func loopDidFire(nextDeadline: Deadline?) {
     enum Next {
       case skip
       case call(Block, any EventLoop)
@@ -261,6 +262,10 @@ public final class BlockTimer: Sendable {
     let next: Next = state.withLock { state in
       guard case .scheduled(var scheduled) = state.phase, let block = state.block else {
         return .skip
+      }
+      if let nextDeadline {
+        scheduled.nominal = nextDeadline + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds)
+        state.phase = .scheduled(scheduled)
       }
       guard let queue = scheduled.queue else { return .call(block, scheduled.loop) }
       guard !scheduled.deliveryPending else { return .skip }
@@ -409,11 +414,8 @@ public final class BlockTimer: Sendable {
       let tolerance = newValue > 0 ? newValue : 0
       state.withLock { state in
         state.tolerance = tolerance
-        guard case .scheduled(var scheduled) = state.phase, let queued = scheduled.handle.deadline
-        else {
-          return
-        }
-        let nominal = queued + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds)
+        guard case .scheduled(var scheduled) = state.phase else { return }
+        let nominal = scheduled.nominal
         guard Self.coalescingShift(for: nominal, tolerance: tolerance) != scheduled.shift else {
           return
         }
@@ -428,18 +430,15 @@ public final class BlockTimer: Sendable {
     _ scheduled: inout Scheduled, to nominal: Deadline, tolerance: TimeInterval
   ) {
     let shift = coalescingShift(for: nominal, tolerance: tolerance)
-    // Fails once a one-shot has fired: then the date no longer matters.
-    if scheduled.handle.reschedule(to: nominal + shift) {
-      scheduled.nominal = nominal
-      scheduled.shift = shift
-    }
+    // A one-shot already running is invalidated after its block whatever its
+    // date, so moving it then has no lasting effect (Apple documents the same).
+    scheduled.handle.reschedule(to: nominal + shift)
+    scheduled.nominal = nominal
+    scheduled.shift = shift
   }
 
   private static func fireDate(of scheduled: Scheduled) -> Date {
-    let nominal =
-      scheduled.handle.deadline.map { $0 + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds) }
-      ?? scheduled.nominal
-    return date(for: nominal, on: scheduled.loop)
+    date(for: scheduled.nominal, on: scheduled.loop)
   }
 
   /// The wall-clock date of `deadline` on `loop`'s clock.
