@@ -89,6 +89,16 @@ import Testing
     #expect(try onLoop(loop) { EpollEventLoop.current === loop && loop.inEventLoop })
   }
 
+  @Test func runReturnsAtOnceForALoopAlreadyStartedOnItsOwnThread() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    // Straight after the start, before the new thread is known to run: run()
+    // must not take the loop over (it would block this thread for good).
+    try loop.run()
+    let onThisThread = try onLoop(loop) { pthread_self() }
+    #expect(onThisThread != pthread_self())
+  }
+
   @Test func runOnTheCallingThreadReturnsAfterShutdownFromACallback() throws {
     let loop = try EpollEventLoop()
     let log = EventLog<String>()

@@ -78,20 +78,33 @@ import Testing
   }
 
   @Test(arguments: LoopKind.allCases)
-  func negativeDelayRunsInTheNextPassInSchedulingOrder(kind: LoopKind) throws {
+  func zeroAndNegativeDelaysRunInTheNextPassInSchedulingOrder(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
     let log = EventLog<Int>()
     try harness.onLoop {
       try harness.loop.schedule(after: .zero) { log.append(1) }
       try harness.loop.schedule(after: .milliseconds(-5)) { log.append(2) }
-      try harness.loop.schedule(after: .milliseconds(-500)) { log.append(3) }
-      // Saturates at the clock's origin rather than trapping.
+      try harness.loop.schedule(after: .seconds(-500)) { log.append(3) }
       try harness.loop.schedule(after: .min) { log.append(4) }
+      try harness.loop.schedule(after: Duration.seconds(-3)) { log.append(5) }
       #expect(log.all.isEmpty, "ran inside the pass that scheduled it")
     }
     try harness.advance(by: .milliseconds(1))
-    // A deadline earlier than another fires first even when scheduled later.
-    #expect(log.all == [4, 3, 2, 1])
+    #expect(log.all == [1, 2, 3, 4, 5])
+  }
+
+  @Test(arguments: LoopKind.allCases)
+  func pastDeadlinesRunInTheNextPassInDeadlineOrder(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let log = EventLog<Int>()
+    try harness.onLoop {
+      let now = harness.loop.now
+      try harness.loop.schedule(at: now) { log.append(1) }
+      try harness.loop.schedule(at: now + .milliseconds(-5)) { log.append(2) }
+      try harness.loop.schedule(at: .distantPast) { log.append(3) }
+    }
+    try harness.advance(by: .milliseconds(1))
+    #expect(log.all == [3, 2, 1])
   }
 
   @Test(arguments: LoopKind.allCases)

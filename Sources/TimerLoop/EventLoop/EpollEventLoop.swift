@@ -75,17 +75,21 @@ public final class EpollEventLoop: EventLoop {
     name: String = "TimerLoop", leeway: TimeAmount = defaultLeeway
   ) throws(SystemError) -> EpollEventLoop {
     let loop = try EpollEventLoop(leeway: leeway)
+    // Claimed before the thread exists, so a run() on another thread cannot
+    // take the loop over while the new thread starts.
+    _ = loop.claim()
     let context = Unmanaged.passRetained(loop).toOpaque()
     var thread = pthread_t()
     let result = pthread_create(&thread, nil, { context in
       let loop = Unmanaged<EpollEventLoop>.fromOpaque(context!).takeRetainedValue()
-      // A failing syscall inside run() has already shut the loop down; callers
+      // A failing syscall inside the loop has already shut it down; callers
       // see ``TimerLoopError/shutdown`` from then on.
-      try? loop.run()
+      try? loop.runClaimed()
       return nil
     }, context)
     guard result == 0 else {
       Unmanaged<EpollEventLoop>.fromOpaque(context).release()
+      loop.runningDidEnd()
       throw SystemError(syscall: "pthread_create", errno: result)
     }
     _ = CShims_pthread_setname_np(thread, String(decoding: name.utf8.prefix(15), as: UTF8.self))
@@ -96,29 +100,46 @@ public final class EpollEventLoop: EventLoop {
   /// Runs the loop on the calling thread until ``shutdown()``. All closures run
   /// on this thread.
   ///
-  /// Returns at once if the loop is already running elsewhere or was shut down.
+  /// Returns at once if the loop is already running elsewhere (including a
+  /// loop made by ``startOnNewThread(name:leeway:)``) or was shut down.
   ///
   /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
   ///   the loop's descriptors fails; the loop is shut down first (every closure
   ///   released, descriptors closed).
   public func run() throws(SystemError) {
-    let started = lifecycle.withLock { state in
+    guard claim() else { return }
+    try runClaimed()
+  }
+
+  /// Moves the loop from idle to running; `false` if it was not idle.
+  private func claim() -> Bool {
+    lifecycle.withLock { state in
       guard state == .idle else { return false }
       state = .running
       running.enter()
       return true
     }
-    guard started else { return }
+  }
+
+  /// Ends a claim: shuts down, releases the table, closes the descriptors.
+  /// Called by the thread that ran the loop once it has let go of the table,
+  /// or by the claimer if no thread ever ran it.
+  private func runningDidEnd() {
+    scheduler.shutdown()
+    scheduler.releaseTable()
+    selector.close()
+    lifecycle.withLock { $0 = .stopped }
+    running.leave()
+  }
+
+  /// The loop itself, on the calling thread, after a successful ``claim()``.
+  private func runClaimed() throws(SystemError) {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     let previous = CurrentLoop.set(self)
     defer {
-      scheduler.shutdown()
-      scheduler.releaseTable()
       CurrentLoop.restore(previous)
       scheduler.loopThread.store(0, ordering: .relaxed)
-      selector.close()
-      lifecycle.withLock { $0 = .stopped }
-      running.leave()
+      runningDidEnd()
     }
     var buffers = TimerScheduler.PassBuffers()
     while true {

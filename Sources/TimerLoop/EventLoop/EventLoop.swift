@@ -18,7 +18,7 @@
 ///   callback that cancels a sibling due in the same pass stops it; work a
 ///   callback adds (even with zero delay) runs in the next pass.
 /// - **Bad input.** A delay of zero or less runs in the next pass, in
-///   scheduling order. A huge delay (`Duration` max, ``TimeAmount/max``)
+///   scheduling order (a negative delay counts as zero). A huge delay (`Duration` max, ``TimeAmount/max``)
 ///   saturates to ``Deadline/distantFuture``: it never fires and costs no CPU
 ///   while pending. A repeat interval under 0.1 ms (zero or negative included)
 ///   is raised to 0.1 ms, as Apple's `Timer` does, so it cannot spin. NaN cannot
@@ -65,12 +65,13 @@ extension EventLoop {
   }
 
   /// Runs `body` once on the loop's thread `delay` nanoseconds from ``now``
-  /// or later (see ``schedule(at:_:)``). Zero or negative: next pass.
+  /// or later (see ``schedule(at:_:)``). A negative delay counts as zero, so
+  /// zero and negative delays alike run in the next pass in scheduling order.
   @discardableResult
   public func schedule(
     after delay: TimeAmount, _ body: @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try schedule(at: now + delay, body)
+    try schedule(at: now + max(delay, .zero), body)
   }
 
   /// Runs `body` once on the loop's thread `delay` from ``now`` or later,
@@ -100,14 +101,15 @@ extension EventLoop {
     try scheduler.schedule(at: first, interval: interval, policy: policy, body: .repeating(body))
   }
 
-  /// Runs `body` on the loop's thread `initialDelay` from ``now`` and then every
-  /// `interval`; see ``scheduleRepeating(firstAt:every:policy:_:)``.
+  /// Runs `body` on the loop's thread `initialDelay` from ``now`` (negative
+  /// counts as zero) and then every `interval`; see
+  /// ``scheduleRepeating(firstAt:every:policy:_:)``.
   @discardableResult
   public func scheduleRepeating(
     after initialDelay: TimeAmount, every interval: TimeAmount,
     policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try scheduleRepeating(firstAt: now + initialDelay, every: interval, policy: policy, body)
+    try scheduleRepeating(firstAt: now + max(initialDelay, .zero), every: interval, policy: policy, body)
   }
 
   /// `Duration` form of ``scheduleRepeating(after:every:policy:_:)-(TimeAmount,_,_,_)``;

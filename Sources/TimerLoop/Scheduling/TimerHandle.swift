@@ -40,10 +40,18 @@ public struct TimerHandle: Sendable {
   }
 
   /// Moves the timer to `delay` from now (the loop's monotonic clock, read at
-  /// the call; saturating to "never"). The idle-timeout pattern: re-arm on
-  /// every request. Does nothing if the timer has ended.
+  /// the call; negative counts as zero, huge saturates to "never"). The
+  /// idle-timeout pattern: re-arm on every request. Does nothing if the timer
+  /// has ended.
   public func reschedule(after delay: TimeAmount) {
-    scheduler.reschedule(id, to: scheduler.now + delay)
+    scheduler.reschedule(id, to: scheduler.now + max(delay, .zero))
+  }
+
+  /// `Duration` form of ``reschedule(after:)-(TimeAmount)``, converted by
+  /// ``TimeAmount/init(_:)`` (rounded up, saturating).
+  @_disfavoredOverload
+  public func reschedule(after delay: Duration) {
+    reschedule(after: TimeAmount(delay))
   }
 
   /// The deadline the timer waits for, read on the loop thread: `nil` if the
