@@ -23,9 +23,10 @@ let package = Package(
       name: "BlockTimers",
       dependencies: ["TimerLoop"]
     ),
+    .target(name: "CAllocationCounter"),
     .executableTarget(
       name: "timerloop-bench",
-      dependencies: ["TimerLoop"]
+      dependencies: ["TimerLoop", "CAllocationCounter"]
     ),
     .testTarget(
       name: "TimerLoopTests",

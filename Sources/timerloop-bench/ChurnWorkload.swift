@@ -7,7 +7,9 @@ import TimerLoop
 /// cancelled. Nothing fires.
 ///
 /// Measures the wall time per initial arm, per reset and per cancel (ns), each including
-/// one clock read, as in every peer.
+/// one clock read, as in every peer. On TimerLoop it also counts the heap allocations
+/// per initial arm, per reset and per cancel (`allocs_per_timer`, `allocs_per_reset`,
+/// `allocs_per_cancel`; ``AllocationCounter`` says what is counted).
 enum ChurnWorkload {
   /// C when `--timers` is not given.
   static let defaultCount = 100_000
@@ -31,6 +33,9 @@ enum ChurnWorkload {
     var armed: Deadline
     var reset: Deadline
     var cancelled: Deadline
+    /// heap allocations in each phase (``AllocationCounter``); counted for TimerLoop
+    /// only: Foundation and Dispatch allocate their timers in C.
+    var allocations: (arm: Int, reset: Int, cancel: Int)? = nil
   }
 
   /// Runs the workload with `count` timers on `implementation` and emits its metrics.
@@ -50,12 +55,22 @@ enum ChurnWorkload {
     sink.emit("reset_ns", nanoseconds(phases.reset - phases.armed, per: resets), digits: 1, "ns")
     sink.emit(
       "cancel_ns", nanoseconds(phases.cancelled - phases.reset, per: count), digits: 1, "ns")
+    if let allocations = phases.allocations {
+      sink.emit("allocs_per_timer", average(allocations.arm, per: count), digits: 2, "allocs")
+      sink.emit("allocs_per_reset", average(allocations.reset, per: resets), digits: 2, "allocs")
+      sink.emit("allocs_per_cancel", average(allocations.cancel, per: count), digits: 2, "allocs")
+    }
     sink.emit("fired", fired.value, "count")
   }
 
   /// Nanoseconds per operation.
   private static func nanoseconds(_ amount: TimeAmount, per operations: Int) -> Double {
-    Double(amount.nanoseconds) / Double(max(operations, 1))
+    average(amount.nanoseconds, per: operations)
+  }
+
+  /// `total` per operation, and 0 when there were none.
+  private static func average(_ total: some BinaryInteger, per operations: Int) -> Double {
+    Double(total) / Double(max(operations, 1))
   }
 
   /// Arms with `schedule(at:)`, resets with `reschedule(to:)`, cancels with `cancel()`, all
@@ -65,17 +80,26 @@ enum ChurnWorkload {
       defer { loop.shutdown() }
       var handles: [TimerHandle] = []
       handles.reserveCapacity(count)
+      let counting = AllocationCounter.start()
       let start = Deadline.now()
       for _ in 0..<count {
         handles.append(try loop.schedule(at: Deadline.now() + timeout) { fired.value += 1 })
       }
       let armed = Deadline.now()
+      let armAllocations = AllocationCounter.count
       for k in 0..<resets {
         handles[timer(forReset: k, count: count)].reschedule(to: Deadline.now() + timeout)
       }
       let reset = Deadline.now()
+      let resetAllocations = AllocationCounter.count
       for handle in handles { handle.cancel() }
-      return Phases(start: start, armed: armed, reset: reset, cancelled: Deadline.now())
+      let cancelled = Deadline.now()
+      let allocations = AllocationCounter.stop()
+      return Phases(
+        start: start, armed: armed, reset: reset, cancelled: cancelled,
+        allocations: counting
+          ? (armAllocations, resetAllocations - armAllocations, allocations - resetAllocations)
+          : nil)
     }
   }
 

@@ -19,13 +19,15 @@ struct ComparisonTable {
     }
   }
 
-  /// The rows, in print order; the full set of metrics is in the lines above the table.
+  /// The rows, in print order; the full set of metrics, `scaling`'s included, is in the lines
+  /// above the table.
   static let rows: [Row] = [
     Row(.million, "n"),
     Row(.million, "init_ns_per_timer", ratio: true),
     Row(.million, "run_cpu_ns_per_timer", ratio: true),
     Row(.million, "run_overhead_adj_ns_per_timer"),
     Row(.million, "total_s", ratio: true),
+    Row(.million, "allocs_per_timer"),
     Row(.million, "fired"),
     Row(.million, "order_violations"),
     Row(.million, "duplicates"),
@@ -35,6 +37,9 @@ struct ComparisonTable {
     Row(.churn, "arm_ns", ratio: true),
     Row(.churn, "reset_ns", ratio: true),
     Row(.churn, "cancel_ns", ratio: true),
+    Row(.churn, "allocs_per_timer"),
+    Row(.churn, "allocs_per_reset"),
+    Row(.churn, "allocs_per_cancel"),
     Row(.churn, "fired"),
     Row(.jitter, "k"),
     Row(.jitter, "firings"),

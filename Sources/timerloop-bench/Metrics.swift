@@ -1,13 +1,24 @@
+import CAllocationCounter
 import Foundation
 import Glibc
+import Synchronization
 
 /// Prints metric lines in the C peers' format, `<impl>.<workload>.<metric>=<value> <unit>`,
 /// so that this program's output and `c/bench_*.c`'s can be compared line by line.
 struct MetricSink {
   private let prefix: String
+  private let suffix: String
 
   init(implementation: Implementation, workload: Workload) {
     prefix = "\(implementation.rawValue).\(workload.rawValue)."
+    suffix = ""
+  }
+
+  /// A sink for the metrics of `workload` run as one step of `parent`: metric `m` is printed
+  /// as `<impl>.<parent>.<workload>_<m>_<tag>`, e.g. `timerloop.scaling.churn_reset_ns_c10000`.
+  init(implementation: Implementation, workload: Workload, within parent: Workload, tag: String) {
+    prefix = "\(implementation.rawValue).\(parent.rawValue).\(workload.rawValue)_"
+    suffix = "_\(tag)"
   }
 
   /// An integer metric (`emit_i` in `common.h`).
@@ -21,7 +32,7 @@ struct MetricSink {
   }
 
   private func write(_ name: String, _ value: String, _ unit: String) {
-    print("\(prefix)\(name)=\(value) \(unit)")
+    print("\(prefix)\(name)\(suffix)=\(value) \(unit)")
     // Flushed line by line, so that a parent reading through a pipe gets every line printed
     // before a crash.
     fflush(nil)
@@ -65,6 +76,27 @@ enum ProcessStats {
     guard let pages else { return -1 }
     return pages * sysconf(Int32(_SC_PAGESIZE))
   }
+}
+
+/// Counts heap allocations of the whole process between ``start()`` and ``stop()``:
+/// every `malloc`, `calloc`, `realloc` and aligned allocation, whoever makes it (Swift
+/// objects, closure contexts, array storage, `UnsafeMutablePointer.allocate`). The
+/// counting lives in the `CAllocationCounter` C target, which interposes the allocator
+/// for this executable; outside a counted section it costs one relaxed atomic load per
+/// allocation, inside one an atomic increment.
+enum AllocationCounter {
+  /// Starts counting from zero. Always `true`: kept so callers can report "not counted".
+  static func start() -> Bool {
+    CAllocationCounter_start()
+    return true
+  }
+
+  /// Allocations since ``start()``.
+  static var count: Int { Int(CAllocationCounter_count()) }
+
+  /// Stops counting.
+  /// - Returns: the allocations since ``start()``.
+  static func stop() -> Int { Int(CAllocationCounter_stop()) }
 }
 
 /// Summary of a set of lateness samples, in nanoseconds: the figures `lat_report` in

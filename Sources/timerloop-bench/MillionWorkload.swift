@@ -8,7 +8,9 @@ import TimerLoop
 ///
 /// Measures the cost to create and arm a timer (ns), the CPU cost to fire one (ns), and
 /// how long after its own last deadline the N-th callback ran; checks that every timer
-/// fired exactly once and in batch order (`ok=1` only then).
+/// fired exactly once and in batch order (`ok=1` only then). On TimerLoop it also counts
+/// the heap allocations per timer armed (`allocs_per_timer`; ``AllocationCounter``
+/// says what is counted).
 enum MillionWorkload {
   /// N when `--timers` is not given.
   static let defaultCount = 1_000_000
@@ -37,6 +39,9 @@ enum MillionWorkload {
     /// When the latest-deadline timer was due, by the implementation's own clock reading(s)
     /// at arming: one reading before the first arm (TimerLoop), or one per arm.
     var lastDue: Deadline
+    /// heap allocations from the first arm to the last (``AllocationCounter``);
+    /// counted for TimerLoop only: Foundation and Dispatch allocate their timers in C.
+    var allocations: Int? = nil
   }
 
   /// Runs the workload with `count` timers on `implementation` and emits its metrics.
@@ -58,6 +63,7 @@ enum MillionWorkload {
   /// All timeouts count from one clock reading; the N-th callback shuts the loop down.
   private static func runTimerLoop(_ log: FiringLog) throws -> InitPhase {
     try EpollEventLoop.runOnCurrentThread { loop in
+      let counting = AllocationCounter.start()
       let start = Deadline.now()
       for i in 0..<log.count {
         try loop.schedule(at: start + timeout(ofTimer: i)) {
@@ -65,9 +71,11 @@ enum MillionWorkload {
         }
       }
       let end = Deadline.now()
+      let allocations = AllocationCounter.stop()
       let phase = InitPhase(
         start: start, end: end, cpuAtEnd: ProcessStats.cpuSeconds(),
-        lastDue: start + timeout(ofTimer: log.count - 1))
+        lastDue: start + timeout(ofTimer: log.count - 1),
+        allocations: counting ? allocations : nil)
       try loop.schedule(at: phase.lastDue + patience(count: log.count)) { loop.shutdown() }
       return phase
     }
@@ -140,6 +148,9 @@ enum MillionWorkload {
       digits: 1, "ns")
     sink.emit(
       "run_cpu_ns_per_timer", (cpuAtRunEnd - initPhase.cpuAtEnd) * 1e9 / n, digits: 1, "ns")
+    if let allocations = initPhase.allocations {
+      sink.emit("allocs_per_timer", Double(allocations) / n, digits: 2, "allocs")
+    }
     sink.emit("fired", log.fired, "timers")
     sink.emit("order_violations", log.orderViolations, "count")
     sink.emit("duplicates", log.duplicates, "count")

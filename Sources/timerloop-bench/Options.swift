@@ -5,8 +5,8 @@ struct Options {
   /// A bound on `--seconds`, which also bounds jitter's sample buffer.
   static let maximumSeconds = 600.0
 
-  /// The workloads to run, in command-line order; all of them by default.
-  var workloads = Workload.allCases
+  /// The workloads to run, in command-line order; ``Workload/defaults`` by default.
+  var workloads = Workload.defaults
   /// The implementations to run each workload on, in command-line order; all by default.
   var implementations = Implementation.allCases
   /// `--timers`: the workload's main count, replacing its default.
@@ -22,16 +22,19 @@ struct Options {
     Runs the timer workloads of WORKLOADS.md on TimerLoop's EpollEventLoop, Foundation.Timer
     and DispatchSourceTimer, printing one line per metric: <impl>.<workload>.<metric>=<value> <unit>.
 
-    workloads (default: all four):
+    workloads (default: the first four):
       million   N one-shot timers due 1 + i/1000 ms; checks each fires once, in order (N = 1,000,000)
       churn     C timers 30 s ahead, 2,000,000 resets (Foundation: 20,000), cancel all (C = 100,000)
       jitter    K repeating 10 ms timers on a 10 ms/K phase grid; lateness and CPU (K = 10,000, 3 s)
       memory    resident bytes per timer for N timers due in 1 hour (N = 1,000,000)
+      scaling   churn and million at N/1000, N/100, N/10 and N timers, TimerLoop only
+                (N = 10,000,000; under a minute, about 2 GB)
 
     options:
       --impl IMPL    timerloop, foundation or dispatch; repeat it or separate with commas
                      (default: all three)
-      --timers N     the workload's main count: N (million, memory), C (churn), K (jitter)
+      --timers N     the workload's main count: N (million, memory, scaling), C (churn),
+                     K (jitter)
       --seconds S    how long jitter runs, in seconds (default 3)
       -h, --help     print this text
 
@@ -95,13 +98,16 @@ struct Options {
     }
     if !workloads.isEmpty { self.workloads = workloads }
     if !implementations.isEmpty { self.implementations = implementations }
+    if cases.isEmpty { throw UsageError("scaling runs on timerloop only") }
   }
 
-  /// Every selected workload on every selected implementation, workload by workload, so that
-  /// the implementations run back to back under similar machine load.
+  /// Every selected workload on every selected implementation it runs on, workload by
+  /// workload, so that the implementations run back to back under similar machine load.
   var cases: [BenchmarkCase] {
     workloads.flatMap { workload in
-      implementations.map { BenchmarkCase(workload: workload, implementation: $0) }
+      implementations.filter(workload.runs(on:)).map {
+        BenchmarkCase(workload: workload, implementation: $0)
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-/// The four workloads of `WORKLOADS.md`.
+/// The four workloads of `WORKLOADS.md`, and `scaling`, which runs two of them at four sizes.
 enum Workload: String, CaseIterable, Sendable {
   /// W1: ``MillionWorkload``.
   case million
@@ -8,15 +8,29 @@ enum Workload: String, CaseIterable, Sendable {
   case jitter
   /// W4: ``MemoryWorkload``.
   case memory
+  /// ``ScalingWorkload``: churn and million from 10,000 to 10,000,000 timers.
+  case scaling
 
-  /// The default of the count `--timers` sets: N (million, memory), C (churn) or K (jitter).
+  /// The workloads a run without workload arguments runs: the four of `WORKLOADS.md`.
+  /// `scaling` takes half a minute and gigabytes, so it runs only when named.
+  static let defaults: [Workload] = [.million, .churn, .jitter, .memory]
+
+  /// The default of the count `--timers` sets: N (million, memory), C (churn), K (jitter), or
+  /// the largest size (scaling).
   var defaultTimers: Int {
     switch self {
     case .million: MillionWorkload.defaultCount
     case .churn: ChurnWorkload.defaultCount
     case .jitter: JitterWorkload.defaultCount
     case .memory: MemoryWorkload.defaultCount
+    case .scaling: ScalingWorkload.defaultCount
     }
+  }
+
+  /// Whether the workload runs on `implementation`: `scaling` measures TimerLoop alone, the
+  /// others run everywhere.
+  func runs(on implementation: Implementation) -> Bool {
+    self != .scaling || implementation == .timerloop
   }
 }
 
@@ -28,10 +42,10 @@ struct BenchmarkCase: CustomStringConvertible {
 
   var description: String { "\(workload.rawValue) on \(implementation.rawValue)" }
 
-  /// Runs the case in this process and prints its metric lines on standard output.
-  /// `timers` and `seconds` default to the workload's own sizes.
-  func run(timers: Int?, seconds: Double?) throws {
-    let sink = MetricSink(implementation: implementation, workload: workload)
+  /// Runs the case in this process and prints its metric lines on standard output, to `sink`
+  /// when given. `timers` and `seconds` default to the workload's own sizes.
+  func run(timers: Int?, seconds: Double?, sink: MetricSink? = nil) throws {
+    let sink = sink ?? MetricSink(implementation: implementation, workload: workload)
     let count = timers ?? workload.defaultTimers
     switch workload {
     case .million:
@@ -44,6 +58,8 @@ struct BenchmarkCase: CustomStringConvertible {
         sink: sink)
     case .memory:
       try MemoryWorkload.run(implementation, count: count, sink: sink)
+    case .scaling:
+      try ScalingWorkload.run(implementation, count: count)
     }
   }
 }
