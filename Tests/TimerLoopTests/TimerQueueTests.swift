@@ -99,3 +99,13 @@ import Testing
     #expect(queue.popFirst(dueAt: Deadline(uptimeNanoseconds: 100)) == 0)
   }
 }
+
+@Suite struct MemoryLayoutTests {
+  /// Per-timer memory is a target of the performance work; a field added or
+  /// reordered carelessly shows up here first.
+  @Test func timerEntriesAndQueueNodesStayCompact() {
+    #expect(MemoryLayout<TimerEntry>.stride == 40)
+    #expect(MemoryLayout<TimerQueue.Node>.stride == 24)
+    #expect(MemoryLayout<TimerQueue.Key>.stride == 24)
+  }
+}

@@ -25,8 +25,8 @@ struct TimerTable {
     }
     let generation = entries[Int(slot)].generation
     entries[Int(slot)] = TimerEntry(
-      generation: generation, phase: .queued, policy: policy, deadline: deadline,
-      interval: interval, body: body)
+      body: body, phase: .queued, policy: policy, generation: generation, deadline: deadline,
+      intervalNanoseconds: interval?.nanoseconds ?? 0)
     queue.push(slot: slot, deadline: deadline)
     return .local(slot: slot, generation: generation)
   }
@@ -37,7 +37,6 @@ struct TimerTable {
     body: TimerBody
   ) {
     let slot = insert(deadline: deadline, interval: interval, policy: policy, body: body).slot
-    entries[Int(slot)].hasTicket = true
     slotsByTicket[ticket] = slot
     ticketsBySlot[slot] = ticket
   }
@@ -65,7 +64,7 @@ struct TimerTable {
   /// once it has stopped touching the table (a `deinit` may call back in).
   mutating func free(_ slot: UInt32) -> TimerBody? {
     queue.remove(slot: slot)
-    if entries[Int(slot)].hasTicket, let ticket = ticketsBySlot.removeValue(forKey: slot) {
+    if !ticketsBySlot.isEmpty, let ticket = ticketsBySlot.removeValue(forKey: slot) {
       slotsByTicket[ticket] = nil
     }
     let body = entries[Int(slot)].body
