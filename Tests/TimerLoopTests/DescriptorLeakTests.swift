@@ -19,7 +19,7 @@ final class DescriptorLeakTests: XCTestCase {
     let before = try openDescriptorCount()
     let loops = try (0..<10).map { _ in try EpollEventLoop.startOnNewThread() }
     XCTAssertEqual(try openDescriptorCount(), before + 30)
-    loops.forEach { $0.shutdown() }
+    for loop in loops { loop.shutdown() }
     XCTAssertEqual(try openDescriptorCount(), before)
   }
 

@@ -2,12 +2,15 @@ import Dispatch
 import Glibc
 import Synchronization
 import Testing
+
 @testable import TimerLoop
 
 /// Behaviour only the real loop has: threads, the timerfd, the eventfd.
 @Suite struct EpollEventLoopTests {
   /// Runs `body` on the loop thread and returns its result.
-  private func onLoop<T: Sendable>(_ loop: EpollEventLoop, _ body: @escaping @Sendable () -> T) throws -> T {
+  private func onLoop<T: Sendable>(_ loop: EpollEventLoop, _ body: @escaping @Sendable () -> T)
+    throws -> T
+  {
     let result = Mutex<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     try loop.execute {
@@ -18,7 +21,8 @@ import Testing
     return try #require(result.withLock { $0 })
   }
 
-  @Test func timerfdIsArmedOnlyForTheEarliestDeadlineAndDisarmedWhenTheLastTimerIsCancelled() throws {
+  @Test func timerfdIsArmedOnlyForTheEarliestDeadlineAndDisarmedWhenTheLastTimerIsCancelled() throws
+  {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
     let late = try loop.schedule(after: .seconds(7200)) {}
@@ -26,10 +30,13 @@ import Testing
     // Two round trips: the first pass arms the timerfd after running the task.
     _ = try onLoop(loop) {}
     // Armed for the earliest deadline plus at most the leeway, not for the later one.
-    #expect(try onLoop(loop) {
-      guard let armed = loop.testsOnly_armedDeadline, let deadline = early.deadline else { return false }
-      return armed >= deadline && armed <= deadline + loop.leeway
-    })
+    #expect(
+      try onLoop(loop) {
+        guard let armed = loop.testsOnly_armedDeadline, let deadline = early.deadline else {
+          return false
+        }
+        return armed >= deadline && armed <= deadline + loop.leeway
+      })
     early.cancel()
     late.cancel()
     _ = try onLoop(loop) {}
@@ -40,7 +47,8 @@ import Testing
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
     try loop.schedule(after: .max) {}
-    try loop.scheduleRepeating(after: try TimeAmount(seconds: .infinity), every: .seconds(1)) { _ in }
+    try loop.scheduleRepeating(after: try TimeAmount(seconds: .infinity), every: .seconds(1)) { _ in
+    }
     _ = try onLoop(loop) {}
     // Disarmed: the loop sleeps in epoll_wait with no timeout, costing no CPU.
     #expect(try onLoop(loop) { loop.testsOnly_armedDeadline == nil })
@@ -60,7 +68,9 @@ import Testing
     let before = loop.scheduler.wakeUpWrites.load(ordering: .relaxed)
     let ran = Atomic<Int>(0)
     for _ in 0..<1_000 { try loop.execute { ran.add(1, ordering: .relaxed) } }
-    for i in 0..<1_000 { try loop.schedule(after: .nanoseconds(Int64(-i))) { ran.add(1, ordering: .relaxed) } }
+    for i in 0..<1_000 {
+      try loop.schedule(after: .nanoseconds(Int64(-i))) { ran.add(1, ordering: .relaxed) }
+    }
     // One write, or none when the wake-up that delivered the blocking task is
     // still unread: either way the burst does not cost a write per call.
     #expect(loop.scheduler.wakeUpWrites.load(ordering: .relaxed) - before <= 1)

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
+
 @testable import TimerLoop
 
 /// The semantic rules of ``EventLoop``, each checked on both the virtual-time
@@ -131,14 +132,18 @@ import Testing
     try harness.advance(by: .milliseconds(30))
     #expect(log.all.count == 2)
     #expect(log.all.last.map { $0 >= .milliseconds(10) } == true)
-    try harness.onLoop { #expect(box.value?.deadline == nil, "a finished one-shot is still queued") }
+    try harness.onLoop {
+      #expect(box.value?.deadline == nil, "a finished one-shot is still queued")
+    }
   }
 
   @Test(arguments: LoopKind.allCases)
   func cancelledTimerNeverFiresAndCancelIsIdempotent(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
     let fired = Atomic<Bool>(false)
-    let handle = try harness.loop.schedule(after: .milliseconds(5)) { fired.store(true, ordering: .relaxed) }
+    let handle = try harness.loop.schedule(after: .milliseconds(5)) {
+      fired.store(true, ordering: .relaxed)
+    }
     handle.cancel()
     handle.cancel()
     try harness.advance(by: .milliseconds(20))
@@ -183,14 +188,17 @@ import Testing
     let harness = try LoopHarness(kind)
     let fired = Atomic<Int>(0)
     let delays: [TimeAmount] = [
-      try TimeAmount(seconds: .infinity), try TimeAmount(seconds: 1e300), TimeAmount(Duration.seconds(Int64.max)),
+      try TimeAmount(seconds: .infinity), try TimeAmount(seconds: 1e300),
+      TimeAmount(Duration.seconds(Int64.max)),
       .max, .seconds(Int64.max),
     ]
     let handles = try delays.map { delay in
       try harness.loop.schedule(after: delay) { fired.add(1, ordering: .relaxed) }
     }
     try harness.onLoop { #expect(handles.allSatisfy { $0.deadline == .distantFuture }) }
-    try harness.loop.scheduleRepeating(after: .max, every: .max) { _ in fired.add(1, ordering: .relaxed) }
+    try harness.loop.scheduleRepeating(after: .max, every: .max) { _ in
+      fired.add(1, ordering: .relaxed)
+    }
     try harness.advance(by: .seconds(1))
     #expect(fired.load(ordering: .relaxed) == 0)
   }
@@ -223,7 +231,9 @@ import Testing
       let repeating = Canary()
       weakOneShot = oneShot
       weakRepeating = repeating
-      try harness.loop.scheduleRepeating(after: .seconds(1), every: .seconds(1)) { _ in _ = repeating }
+      try harness.loop.scheduleRepeating(after: .seconds(1), every: .seconds(1)) { _ in
+        _ = repeating
+      }
       return try harness.loop.schedule(after: .seconds(3600)) { _ = oneShot }
     }()
     harness.loop.shutdown()
@@ -243,7 +253,8 @@ import Testing
     DispatchQueue.concurrentPerform(iterations: 4) { thread in
       for i in 0..<250 {
         done.enter()
-        _ = try? harness.loop.schedule(after: .microseconds(Int64(i * 10))) { [loop = harness.loop] in
+        _ = try? harness.loop.schedule(after: .microseconds(Int64(i * 10))) {
+          [loop = harness.loop] in
           if running.add(1, ordering: .sequentiallyConsistent).newValue != 1 {
             overlaps.add(1, ordering: .relaxed)
           }

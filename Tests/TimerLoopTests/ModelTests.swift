@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import TimerLoop
 
 /// The virtual-time loop against a plain reference model of the timer rules:
@@ -20,8 +21,10 @@ import Testing
 
     var description: String {
       switch self {
-      case .oneShot(let id, let delay, let victim): "oneShot(\(id), +\(delay)\(victim.map { ", cancels \($0)" } ?? ""))"
-      case .repeating(let id, let delay, let interval, let policy): "repeating(\(id), +\(delay), every \(interval), \(policy))"
+      case .oneShot(let id, let delay, let victim):
+        "oneShot(\(id), +\(delay)\(victim.map { ", cancels \($0)" } ?? ""))"
+      case .repeating(let id, let delay, let interval, let policy):
+        "repeating(\(id), +\(delay), every \(interval), \(policy))"
       case .cancel(let id): "cancel(\(id))"
       case .reschedule(let id, let delay): "reschedule(\(id), +\(delay))"
       case .advance(let amount): "advance(\(amount))"
@@ -49,12 +52,14 @@ import Testing
       switch Int.random(in: 0..<10, using: &rng) {
       case 0..<3:
         let victim = Bool.random(using: &rng) ? existing : nil
-        operations.append(.oneShot(id: ids, delay: .random(in: -1...6, using: &rng), victim: victim))
+        operations.append(
+          .oneShot(id: ids, delay: .random(in: -1...6, using: &rng), victim: victim))
         ids += 1
       case 3:
         operations.append(
           .repeating(
-            id: ids, delay: .random(in: 0...4, using: &rng), interval: .random(in: 1...4, using: &rng),
+            id: ids, delay: .random(in: 0...4, using: &rng),
+            interval: .random(in: 1...4, using: &rng),
             policy: Bool.random(using: &rng) ? .fixedRate : .fixedDelay))
         ids += 1
       case 4 where existing != nil:
@@ -128,9 +133,12 @@ import Testing
       switch operation {
       case .oneShot(let id, let delay, let victim):
         // A negative delay counts as zero.
-        timers[id] = Timer(id: id, deadline: now + max(delay, 0), order: nextOrder(), interval: nil, policy: .fixedRate, victim: victim)
+        timers[id] = Timer(
+          id: id, deadline: now + max(delay, 0), order: nextOrder(), interval: nil,
+          policy: .fixedRate, victim: victim)
       case .repeating(let id, let delay, let interval, let policy):
-        timers[id] = Timer(id: id, deadline: now + delay, order: nextOrder(), interval: interval, policy: policy)
+        timers[id] = Timer(
+          id: id, deadline: now + delay, order: nextOrder(), interval: interval, policy: policy)
       case .cancel(let id):
         timers[id] = nil
       case .reschedule(let id, let delay):
@@ -144,7 +152,9 @@ import Testing
         while true {
           let due = timers.values.filter { !$0.running && $0.deadline <= max(now, 0) }
           if due.isEmpty {
-            guard let next = timers.values.filter({ !$0.running }).map(\.deadline).min(), next <= target else { break }
+            guard let next = timers.values.filter({ !$0.running }).map(\.deadline).min(),
+              next <= target
+            else { break }
             now = max(now, next)
             continue
           }

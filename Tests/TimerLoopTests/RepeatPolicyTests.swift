@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import TimerLoop
 
 /// Repeat policies on virtual time, where a stalled loop can be staged exactly.
@@ -53,13 +54,15 @@ import Testing
     let loop = VirtualEventLoop()
     let start = loop.now
     let log = EventLog<TimeAmount>()
-    let handle = try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10)) { _ in
+    let handle = try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10)) {
+      _ in
       log.append(loop.now - start)
     }
     loop.advanceTime(by: .milliseconds(10))
     handle.reschedule(to: start + .milliseconds(13))
     loop.advanceTime(by: .milliseconds(25))
-    #expect(log.all == [.milliseconds(10), .milliseconds(13), .milliseconds(23), .milliseconds(33)])
+    #expect(
+      log.all == [.milliseconds(10), .milliseconds(13), .milliseconds(23), .milliseconds(33)])
   }
 
   @Test func gridArithmeticSaturatesInsteadOfTrapping() {
@@ -68,7 +71,8 @@ import Testing
     let origin = Deadline(uptimeNanoseconds: 0)
     let late = Deadline(uptimeNanoseconds: .max - 1)
     #expect(origin.nextGridPoint(after: late, interval: .nanoseconds(3)) == .distantFuture)
-    #expect(origin.nextGridPoint(after: .init(uptimeNanoseconds: 7), interval: .nanoseconds(3))
-      == .init(uptimeNanoseconds: 9))
+    #expect(
+      origin.nextGridPoint(after: .init(uptimeNanoseconds: 7), interval: .nanoseconds(3))
+        == .init(uptimeNanoseconds: 9))
   }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import Synchronization
 import Testing
+
 @testable import TimerLoop
 
 /// Counts SIGUSR1 deliveries; a signal handler can capture nothing.
@@ -53,6 +54,7 @@ private let signalsHandled = Atomic<Int>(0)
     let lateness = try #require(firedAt.withLock { $0 }) - deadline
     #expect(lateness >= .zero)
     #expect(lateness < .milliseconds(200), "fired \(lateness) late under the signal storm")
-    #expect(signalsHandled.load(ordering: .relaxed) - before > 50, "the storm did not reach the loop")
+    #expect(
+      signalsHandled.load(ordering: .relaxed) - before > 50, "the storm did not reach the loop")
   }
 }

@@ -5,9 +5,14 @@ import TimerLoop
   @Test func durationConversionRoundsFractionsOfANanosecondUp() {
     #expect(TimeAmount(.nanoseconds(5)) == .nanoseconds(5))
     #expect(TimeAmount(Duration(secondsComponent: 0, attosecondsComponent: 1)) == .nanoseconds(1))
-    #expect(TimeAmount(Duration(secondsComponent: 2, attosecondsComponent: 1_000_000_001)) == .nanoseconds(2_000_000_002))
+    #expect(
+      TimeAmount(Duration(secondsComponent: 2, attosecondsComponent: 1_000_000_001))
+        == .nanoseconds(2_000_000_002))
     // Negative durations round towards +∞ too: -1.5 ns becomes -1 ns.
-    #expect(TimeAmount(.nanoseconds(-1) - Duration(secondsComponent: 0, attosecondsComponent: 500_000_000)) == .nanoseconds(-1))
+    #expect(
+      TimeAmount(
+        .nanoseconds(-1) - Duration(secondsComponent: 0, attosecondsComponent: 500_000_000))
+        == .nanoseconds(-1))
   }
 
   @Test func durationConversionSaturates() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimerLoop
 
 /// The queue against a plain reference: a list sorted by (deadline, push order).
@@ -68,7 +69,9 @@ import Testing
   @Test func equalDeadlinesPopInSchedulingOrderAfterRemovalsAndMoves() {
     var queue = TimerQueue()
     let deadline = Deadline(uptimeNanoseconds: 10)
-    for slot in UInt32(0)..<100 { queue.push(slot: slot, deadline: deadline + .nanoseconds(-Int64(slot % 2))) }
+    for slot in UInt32(0)..<100 {
+      queue.push(slot: slot, deadline: deadline + .nanoseconds(-Int64(slot % 2)))
+    }
     for slot in stride(from: UInt32(0), to: 100, by: 3) { queue.remove(slot: slot) }
     // Odd slots move later onto the shared deadline: behind the even ones, in move order.
     for slot in stride(from: UInt32(1), to: 100, by: 2) where slot % 3 != 0 {

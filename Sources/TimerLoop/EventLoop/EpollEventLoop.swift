@@ -60,6 +60,8 @@ public final class EpollEventLoop: EventLoop {
   }
 
   /// The deadline the timerfd is armed for (`nil`: disarmed). Loop thread only.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  // SwiftNIO's convention for hooks that exist only for tests.
   var testsOnly_armedDeadline: Deadline? { selector.armedDeadline }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
@@ -80,13 +82,15 @@ public final class EpollEventLoop: EventLoop {
     _ = loop.claim()
     let context = Unmanaged.passRetained(loop).toOpaque()
     var thread = pthread_t()
-    let result = pthread_create(&thread, nil, { context in
-      let loop = Unmanaged<EpollEventLoop>.fromOpaque(context!).takeRetainedValue()
-      // A failing syscall inside the loop has already shut it down; callers
-      // see ``TimerLoopError/shutdown`` from then on.
-      try? loop.runClaimed()
-      return nil
-    }, context)
+    let result = pthread_create(
+      &thread, nil,
+      { context in
+        let loop = Unmanaged<EpollEventLoop>.fromOpaque(context!).takeRetainedValue()
+        // A failing syscall inside the loop has already shut it down; callers
+        // see ``TimerLoopError/shutdown`` from then on.
+        try? loop.runClaimed()
+        return nil
+      }, context)
     guard result == 0 else {
       Unmanaged<EpollEventLoop>.fromOpaque(context).release()
       loop.runningDidEnd()

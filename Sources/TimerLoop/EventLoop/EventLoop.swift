@@ -109,7 +109,8 @@ extension EventLoop {
     after initialDelay: TimeAmount, every interval: TimeAmount,
     policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try scheduleRepeating(firstAt: now + max(initialDelay, .zero), every: interval, policy: policy, body)
+    try scheduleRepeating(
+      firstAt: now + max(initialDelay, .zero), every: interval, policy: policy, body)
   }
 
   /// `Duration` form of ``scheduleRepeating(after:every:policy:_:)-(TimeAmount,_,_,_)``;

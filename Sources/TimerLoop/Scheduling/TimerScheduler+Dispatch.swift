@@ -35,7 +35,8 @@ extension TimerScheduler {
     swap(&buffers.tasks, &table.pointee.tasks)
     while let slot = table.pointee.queue.popFirst(dueAt: now) {
       table.pointee.collect(slot, now: now)
-      buffers.due.append(DueTimer(slot: slot, generation: table.pointee.entries[Int(slot)].generation))
+      buffers.due.append(
+        DueTimer(slot: slot, generation: table.pointee.entries[Int(slot)].generation))
     }
     defer {
       buffers.tasks.removeAll(keepingCapacity: true)
@@ -66,7 +67,8 @@ extension TimerScheduler {
       closure()
       finishOneShot(timer, body: .once(closure))
     case .repeating(let closure)?:
-      closure(TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
+      closure(
+        TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
       finishRepeating(timer)
     case nil:
       return false

@@ -106,7 +106,8 @@ public final class TimerScheduler: @unchecked Sendable {
     let interval = interval.map { Swift.max($0, Self.minimumRepeatInterval) }
     if inLoopThread {
       guard !isShutdown else { throw .shutdown }
-      let id = table.pointee.insert(deadline: deadline, interval: interval, policy: policy, body: body)
+      let id = table.pointee.insert(
+        deadline: deadline, interval: interval, policy: policy, body: body)
       return TimerHandle(scheduler: self, id: id)
     }
     let ticket = try inbox.withLock { (inbox) throws(TimerLoopError) -> UInt64 in
@@ -114,7 +115,8 @@ public final class TimerScheduler: @unchecked Sendable {
       let ticket = inbox.nextTicket
       inbox.nextTicket += 1
       append(
-        .schedule(ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body),
+        .schedule(
+          ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body),
         to: &inbox)
       return ticket
     }

@@ -17,7 +17,9 @@ enum TimerFD {
   /// Arms `fd` to expire at the absolute monotonic `deadline` and then every
   /// `period` (once when `period` is `nil`), or disarms it when `deadline` is
   /// `nil`. The corresponding C function is `timerfd_settime`.
-  static func setTime(_ fd: CInt, deadline: Deadline?, period: TimeAmount? = nil) throws(SystemError) {
+  static func setTime(_ fd: CInt, deadline: Deadline?, period: TimeAmount? = nil)
+    throws(SystemError)
+  {
     func timespecOf(_ ns: Int64) -> timespec {
       timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
     }
@@ -39,7 +41,7 @@ enum TimerFD {
     var expirations: UInt64 = 0
     do {
       _ = try retryingOnInterrupt("read(timerfd)") { read(fd, &expirations, 8) }
-    } catch where error.errno == EAGAIN {}
+    } catch  where error.errno == EAGAIN {}
   }
 }
 
@@ -47,7 +49,9 @@ enum TimerFD {
 enum EventFD {
   /// A non-blocking, close-on-exec eventfd at 0. The corresponding C function is `eventfd`.
   static func create() throws(SystemError) -> CInt {
-    try retryingOnInterrupt("eventfd") { CShims_eventfd(0, CShims_EFD_CLOEXEC() | CShims_EFD_NONBLOCK()) }
+    try retryingOnInterrupt("eventfd") {
+      CShims_eventfd(0, CShims_EFD_CLOEXEC() | CShims_EFD_NONBLOCK())
+    }
   }
 
   /// Adds 1. `EAGAIN` (the counter is full) means the loop is already woken.
@@ -55,7 +59,7 @@ enum EventFD {
   static func signal(_ fd: CInt) throws(SystemError) {
     do {
       _ = try retryingOnInterrupt("eventfd_write") { CShims_eventfd_write(fd, 1) }
-    } catch where error.errno == EAGAIN {}
+    } catch  where error.errno == EAGAIN {}
   }
 
   /// Resets the counter to 0. `EAGAIN` (it was 0) is not an error.
@@ -64,7 +68,7 @@ enum EventFD {
     var value: eventfd_t = 0
     do {
       _ = try retryingOnInterrupt("eventfd_read") { CShims_eventfd_read(fd, &value) }
-    } catch where error.errno == EAGAIN {}
+    } catch  where error.errno == EAGAIN {}
   }
 }
 

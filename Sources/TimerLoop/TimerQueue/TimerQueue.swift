@@ -81,7 +81,8 @@ struct TimerQueue {
     precondition(keys[Int(slot)].nodeSequence == 0, "slot \(slot) is already queued")
     liveCount += 1
     let sequence = takeSequence()
-    keys[Int(slot)] = Key(deadline: deadline.uptimeNanoseconds, sequence: sequence, nodeSequence: sequence)
+    keys[Int(slot)] = Key(
+      deadline: deadline.uptimeNanoseconds, sequence: sequence, nodeSequence: sequence)
     pushNode(Node(deadline: deadline.uptimeNanoseconds, sequence: sequence, slot: slot))
     checkInvariants()
   }
@@ -159,7 +160,8 @@ struct TimerQueue {
     heap.removeAll(keepingCapacity: true)
     for slot in keys.indices where keys[slot].nodeSequence != 0 {
       keys[slot].nodeSequence = keys[slot].sequence
-      heap.append(Node(deadline: keys[slot].deadline, sequence: keys[slot].sequence, slot: UInt32(slot)))
+      heap.append(
+        Node(deadline: keys[slot].deadline, sequence: keys[slot].sequence, slot: UInt32(slot)))
     }
     guard heap.count > 1 else { return }
     for index in stride(from: (heap.count - 2) / Self.arity, through: 0, by: -1) { siftDown(index) }
@@ -241,7 +243,8 @@ extension TimerQueue {
         }
       }
       let queued = keys.indices.filter { keys[$0].nodeSequence != 0 }
-      precondition(queued.count == liveCount, "\(queued.count) queued slots, liveCount \(liveCount)")
+      precondition(
+        queued.count == liveCount, "\(queued.count) queued slots, liveCount \(liveCount)")
       for slot in queued {
         precondition(owners[UInt32(slot)] != nil, "queued slot \(slot) has no node")
       }

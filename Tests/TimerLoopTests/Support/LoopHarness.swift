@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
+
 @testable import TimerLoop
 
 /// The two kinds of loop every semantic test runs on.
@@ -39,7 +40,8 @@ final class LoopHarness: Sendable {
         _ = try? loop.schedule(after: .zero) { done.signal() }
       }
       let result = done.wait(timeout: .now() + .seconds(30))
-      #expect(result == .success, "the loop did not reach its marker", sourceLocation: sourceLocation)
+      #expect(
+        result == .success, "the loop did not reach its marker", sourceLocation: sourceLocation)
     }
   }
 
