@@ -44,8 +44,8 @@ import TimerLoop
 /// swift-corelibs-foundation's `Timer` differs from Apple's documentation
 /// (it needs a spinning `RunLoop`), this type follows Apple.
 public final class BlockTimer: Sendable {
-  /// The interval between firings of a repeating timer, in seconds (≤ 0 was
-  /// raised to 0.0001); `0` for a one-shot, as Apple's `timeInterval` returns
+  /// The interval between firings of a repeating timer, in seconds (below
+  /// 0.0001, zero and negative included, it was raised to 0.0001); `0` for a one-shot, as Apple's `timeInterval` returns
   /// "0 ... even if a time interval was set" for non-repeating timers.
   public let timeInterval: TimeInterval
 
@@ -59,6 +59,9 @@ public final class BlockTimer: Sendable {
   /// The repeat interval handed to the core; unused for one-shots.
   private let interval: TimeAmount
   private let state: Mutex<State>
+  /// Lets ``invalidate()`` from another thread return only once no call it
+  /// should stop is about to start.
+  private let gate = AdmissionGate()
 
   /// Apple's floor for intervals: "If seconds is less than or equal to 0.0,
   /// this method chooses the nonnegative value of 0.1 milliseconds instead."
@@ -113,8 +116,10 @@ public final class BlockTimer: Sendable {
     fireDate: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
     block: @escaping Block
   ) {
-    let clamped = interval <= 0 ? Self.minimumInterval : interval
-    let valid = !clamped.isNaN && !fireDate.timeIntervalSinceReferenceDate.isNaN
+    // Apple ignores the interval of a one-shot, so only a repeating timer can
+    // be made invalid by a NaN interval.
+    let clamped = interval.isNaN ? interval : max(interval, Self.minimumInterval)
+    let valid = !(repeats && clamped.isNaN) && !fireDate.timeIntervalSinceReferenceDate.isNaN
     self.repeats = repeats
     self.timeInterval = repeats && valid ? clamped : 0
     self.interval = (try? TimeAmount(seconds: clamped)) ?? .max
@@ -140,11 +145,12 @@ public final class BlockTimer: Sendable {
   }
 
   /// Creates a timer that first fires at `date` and then, if it repeats, every
-  /// `interval` seconds (≤ 0 becomes 0.0001), once added to a loop with
+  /// `interval` seconds (below 0.0001 becomes 0.0001), once added to a loop with
   /// ``add(to:deliveringOn:)``. Apple's `init(fire:interval:repeats:block:)`.
   ///
-  /// A date in the past fires in the loop's next pass. A NaN `date` or
-  /// `interval` gives an invalid timer that never fires; `Date.distantFuture`
+  /// A date in the past fires in the loop's next pass. A NaN `date`, or a NaN
+  /// `interval` on a repeating timer, gives an invalid timer that never fires
+  /// (a one-shot ignores its interval, as Apple's does); `Date.distantFuture`
   /// never fires.
   public convenience init(
     fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
@@ -267,7 +273,10 @@ public final class BlockTimer: Sendable {
         scheduled.nominal = nextDeadline + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds)
         state.phase = .scheduled(scheduled)
       }
-      guard let queue = scheduled.queue else { return .call(block, scheduled.loop) }
+      guard let queue = scheduled.queue else {
+        gate.admit()
+        return .call(block, scheduled.loop)
+      }
       guard !scheduled.deliveryPending else { return .skip }
       scheduled.deliveryPending = true
       state.phase = .scheduled(scheduled)
@@ -287,6 +296,7 @@ public final class BlockTimer: Sendable {
       }
       scheduled.deliveryPending = false
       state.phase = .scheduled(scheduled)
+      gate.admit()
       return (block, scheduled.loop)
     }
     guard let (block, loop) = next else { return }
@@ -296,6 +306,7 @@ public final class BlockTimer: Sendable {
   /// Runs one call. The validity check that admitted it happened under the
   /// lock just before; a one-shot ends after its block, as Apple documents.
   private func call(_ block: Block, on loop: any EventLoop) {
+    gate.start()
     DefaultLoop.withCurrent(loop) { block(self) }
     if !repeats { invalidate() }
   }
@@ -319,9 +330,9 @@ public final class BlockTimer: Sendable {
   /// Stops the timer for good and releases its block (Apple's `invalidate()`).
   ///
   /// Safe to call twice, before scheduling, from inside the block (the timer
-  /// stops at once) and from any thread: after it returns no new call starts.
-  /// A call already running, or one already admitted on its way to a queue's
-  /// thread, is not interrupted.
+  /// stops at once) and from any thread: after it returns no new call starts,
+  /// also none waiting on the delivery queue. A call already running is not
+  /// interrupted.
   public func invalidate() {
     let (handle, block): (TimerHandle?, Block?) = state.withLock { state in
       let handle: TimerHandle?
@@ -339,6 +350,7 @@ public final class BlockTimer: Sendable {
       return (handle, state.block)
     }
     handle?.cancel()
+    gate.waitForAdmittedCalls()
     _ = block  // released outside the lock
   }
 

@@ -26,6 +26,9 @@ final class Coalescer<Value: Sendable>: Sendable {
   private let queue: DispatchQueue?
   private let action: @Sendable (Value) -> Void
   private let state = Mutex(State())
+  /// Lets ``cancel()`` and ``flush()`` return only once no delivery they took
+  /// the value from is about to start.
+  private let gate = AdmissionGate()
 
   init(
     policy: Policy, delay: TimeInterval, loop: (any EventLoop)?, queue: DispatchQueue?,
@@ -56,21 +59,27 @@ final class Coalescer<Value: Sendable>: Sendable {
     let value: Value? = state.withLock { state in
       // A timer replaced or cancelled after its call was admitted is stale.
       guard state.timer === timer else { return nil }
-      state.timer = nil
-      defer { state.pending = nil }
+      defer { state = State() }
+      if state.pending != nil { gate.admit() }
       return state.pending
     }
-    if let value { action(value) }
+    guard let value else { return }
+    gate.start()
+    action(value)
   }
 
+  /// Delivers the pending value now, on the calling thread. A delivery that
+  /// the loop had already begun is not interrupted and may overlap this call.
   func flush() {
     let (timer, value) = takeAll()
     timer?.invalidate()
+    gate.waitForAdmittedCalls()
     if let value { action(value) }
   }
 
   func cancel() {
     takeAll().timer?.invalidate()
+    gate.waitForAdmittedCalls()
   }
 
   var isPending: Bool { state.withLock { $0.pending != nil } }

@@ -65,12 +65,18 @@ public final class CountdownTimer: Sendable {
   private let onTick: @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void
   private let onCompletion: @Sendable () -> Void
   private let state = Mutex(Phase.idle)
+  /// Lets ``suspend()`` and ``cancel()`` return only once no tick or
+  /// completion they stop is about to start.
+  private let gate = AdmissionGate()
 
   private enum Phase {
     case idle
     /// `elapsed` running time had passed at `since`; `timer` is the next tick.
     case running(since: Deadline, elapsed: TimeAmount, timer: BlockTimer)
     case suspended(elapsed: TimeAmount)
+    /// The final tick is being delivered; the completion follows unless that
+    /// tick's callback cancels the countdown.
+    case completing
     case finished
     case cancelled(elapsed: TimeAmount)
   }
@@ -121,6 +127,7 @@ public final class CountdownTimer: Sendable {
       return timer
     }
     stopped?.invalidate()
+    gate.waitForAdmittedCalls()
   }
 
   /// Continues from the remaining time frozen by ``suspend()``; the next tick
@@ -139,6 +146,9 @@ public final class CountdownTimer: Sendable {
       switch phase {
       case .finished, .cancelled:
         return nil
+      case .completing:
+        phase = .cancelled(elapsed: total)
+        return nil
       case .idle:
         phase = .cancelled(elapsed: .zero)
         return nil
@@ -151,6 +161,7 @@ public final class CountdownTimer: Sendable {
       }
     }
     stopped?.invalidate()
+    gate.waitForAdmittedCalls()
   }
 
   /// Where the countdown is in its life.
@@ -160,7 +171,7 @@ public final class CountdownTimer: Sendable {
       case .idle: .idle
       case .running: .running
       case .suspended: .suspended
-      case .finished: .finished
+      case .completing, .finished: .finished
       case .cancelled: .cancelled
       }
     }
@@ -173,7 +184,7 @@ public final class CountdownTimer: Sendable {
       case .idle: total.seconds
       case .running(let since, let base, _): remaining(after: elapsed(since: since, base: base))
       case .suspended(let elapsed), .cancelled(let elapsed): remaining(after: elapsed)
-      case .finished: 0
+      case .completing, .finished: 0
       }
     }
   }
@@ -216,8 +227,9 @@ public final class CountdownTimer: Sendable {
         return nil
       }
       let elapsed = elapsed(since: since, base: base)
+      gate.admit()
       if elapsed >= total {
-        phase = .finished
+        phase = .completing
         return (0, 1, true)
       }
       phase = run(from: elapsed)
@@ -226,8 +238,19 @@ public final class CountdownTimer: Sendable {
       return (remaining(after: passed), passed.seconds / total.seconds, false)
     }
     guard let report else { return }
+    gate.start()
     onTick(report.remaining, report.progress)
-    if report.finished { onCompletion() }
+    guard report.finished else { return }
+    // The final tick's callback may have cancelled: then there is no completion.
+    let completes: Bool = state.withLock { phase in
+      guard case .completing = phase else { return false }
+      phase = .finished
+      gate.admit()
+      return true
+    }
+    guard completes else { return }
+    gate.start()
+    onCompletion()
   }
 }
 

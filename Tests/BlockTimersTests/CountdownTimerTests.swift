@@ -167,6 +167,24 @@ final class CountdownTimerTests: XCTestCase {
     XCTAssertEqual(timer.remaining, 3)
   }
 
+  /// The doc promises no completion after `cancel()`, also when the final
+  /// tick's own callback is the one that cancels.
+  func testCancellingFromTheFinalTickSuppressesTheCompletion() throws {
+    let loop = VirtualEventLoop()
+    let completions = EventLog<Int>()
+    let box = Box<CountdownTimer?>(nil)
+    let timer = try CountdownTimer(
+      duration: 2, tickInterval: 1, on: loop,
+      onTick: { remaining, _ in
+        if remaining == 0 { box.value?.cancel() }
+      }, onCompletion: { completions.append(1) })
+    box.value = timer
+    timer.start()
+    loop.advanceTime(by: .seconds(5))
+    XCTAssertEqual(completions.all, [])
+    XCTAssertEqual(timer.status, .cancelled)
+  }
+
   func testBadInput() throws {
     let loop = VirtualEventLoop()
     XCTAssertThrowsError(

@@ -53,12 +53,16 @@ import Testing
     let harness = try LoopHarness(kind)
     let log = EventLog<String>()
     let sibling = HandleBox()
-    let deadline = harness.loop.now + .milliseconds(10)
-    try harness.loop.schedule(at: deadline) {
-      log.append("first")
-      sibling.value?.cancel()
+    try harness.onLoop {
+      // Both scheduled inside one loop task, so a pause of the test thread
+      // cannot let the first fire before the second exists.
+      let deadline = harness.loop.now + .milliseconds(10)
+      try harness.loop.schedule(at: deadline) {
+        log.append("first")
+        sibling.value?.cancel()
+      }
+      sibling.value = try harness.loop.schedule(at: deadline) { log.append("sibling") }
     }
-    sibling.value = try harness.loop.schedule(at: deadline) { log.append("sibling") }
     try harness.advance(by: .milliseconds(10))
     #expect(log.all == ["first"])
   }

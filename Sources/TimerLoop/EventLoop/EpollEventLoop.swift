@@ -24,6 +24,7 @@ public final class EpollEventLoop: EventLoop {
   public let scheduler: TimerScheduler
   private let selector: Selector
   private let lifecycle = Mutex(Lifecycle.idle)
+  private let failure = Mutex<SystemError?>(nil)
   /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
   private let running = DispatchGroup()
 
@@ -55,14 +56,24 @@ public final class EpollEventLoop: EventLoop {
   }
 
   deinit {
-    // A loop that was never run or shut down still owns its descriptors.
-    if lifecycle.withLock({ $0 }) != .stopped { selector.close() }
+    // Only a loop that never ran gets here unstopped (a running loop is kept
+    // alive by its run()): it still owns closures and descriptors.
+    if lifecycle.withLock({ $0 }) == .idle {
+      scheduler.shutdown()
+      scheduler.releaseTable()
+      selector.close()
+    }
   }
 
   /// The deadline the timerfd is armed for (`nil`: disarmed). Loop thread only.
   // swift-format-ignore: AlwaysUseLowerCamelCase
   // SwiftNIO's convention for hooks that exist only for tests.
   var testsOnly_armedDeadline: Deadline? { selector.armedDeadline }
+
+  /// Why a loop started with ``startOnNewThread(name:leeway:)`` stopped by
+  /// itself: the system call that failed on its thread (`nil` if none did).
+  /// A loop run with ``run()`` throws that error to its caller instead.
+  public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
   public static var current: EpollEventLoop? { CurrentLoop.get() }
@@ -86,9 +97,13 @@ public final class EpollEventLoop: EventLoop {
       &thread, nil,
       { context in
         let loop = Unmanaged<EpollEventLoop>.fromOpaque(context!).takeRetainedValue()
-        // A failing syscall inside the loop has already shut it down; callers
-        // see ``TimerLoopError/shutdown`` from then on.
-        try? loop.runClaimed()
+        // A failing syscall has already shut the loop down; callers see
+        // ``TimerLoopError/shutdown`` from then on, and the cause here.
+        do throws(SystemError) {
+          try loop.runClaimed()
+        } catch {
+          loop.failure.withLock { $0 = error }
+        }
         return nil
       }, context)
     guard result == 0 else {

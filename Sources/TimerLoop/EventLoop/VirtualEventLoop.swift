@@ -44,6 +44,7 @@ public final class VirtualEventLoop: EventLoop {
   /// running, as it would keep a real loop busy.
   public func advanceTime(to target: Deadline) {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    defer { if scheduler.isShutdown { scheduler.releaseTable() } }
     var buffers = TimerScheduler.PassBuffers()
     while !scheduler.isShutdown {
       scheduler.runPass(now: clock.now, buffers: &buffers)
@@ -70,10 +71,14 @@ public final class VirtualEventLoop: EventLoop {
     advanceTime(to: now)
   }
 
-  /// Releases every pending closure; later scheduling calls throw
-  /// ``TimerLoopError/shutdown``. Idempotent.
+  /// Releases every pending closure (at once on the loop's thread; from
+  /// another thread, when the loop thread next advances time or the loop is
+  /// released); later scheduling calls throw ``TimerLoopError/shutdown``.
+  /// Idempotent and safe from any thread.
   public func shutdown() {
     scheduler.shutdown()
-    scheduler.releaseTable()
+    // Only the loop's own thread may touch its table; from another thread the
+    // closures go when the loop thread next advances time, or with the loop.
+    if inEventLoop { scheduler.releaseTable() }
   }
 }

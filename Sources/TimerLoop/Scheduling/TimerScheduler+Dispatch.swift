@@ -53,24 +53,33 @@ extension TimerScheduler {
 
   /// Runs one collected timer if it is still meant to run. Returns whether it ran.
   private func fire(_ timer: DueTimer) -> Bool {
+    // The admission window: see `admitting`. Inside it the loop applies any
+    // request already sent, then decides; a cancel sent later waits for the
+    // window to close, by which time the call has started.
+    admitting.store(true, ordering: .sequentiallyConsistent)
     applyPendingRequests()
     guard table.pointee.isLive(timer.slot, generation: timer.generation),
       table.pointee.entries[Int(timer.slot)].firePending
-    else { return false }
+    else {
+      admitting.store(false, ordering: .releasing)
+      return false
+    }
     table.pointee.entries[Int(timer.slot)].firePending = false
     switch table.pointee.entries[Int(timer.slot)].body {
     case .once?:
       // Taken out, not copied: a one-shot normally ends with this call.
-      guard case .once(let closure)? = table.pointee.entries[Int(timer.slot)].body.take() else {
-        return false
-      }
+      let closure = table.pointee.entries[Int(timer.slot)].body.take()
+      admitting.store(false, ordering: .releasing)
+      guard case .once(let closure)? = closure else { return false }
       closure()
       finishOneShot(timer, body: .once(closure))
     case .repeating(let closure)?:
+      admitting.store(false, ordering: .releasing)
       closure(
         TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
       finishRepeating(timer)
     case nil:
+      admitting.store(false, ordering: .releasing)
       return false
     }
     return true

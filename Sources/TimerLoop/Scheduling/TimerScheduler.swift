@@ -61,6 +61,15 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Set, under the inbox lock, while the inbox holds requests: one load tells
   /// the loop whether it must look.
   let inboxPending = Atomic<Bool>(false)
+  /// True while the loop decides whether a collected timer may start: from
+  /// just before it applies pending requests to just before the call. With
+  /// `inboxPending` it forms a Dekker-style handshake (both sides store, then
+  /// load the other's flag, sequentially consistent): a cross-thread cancel
+  /// either is seen by that decision, or waits until the window closes, when
+  /// the call has started. Either way no call starts after `cancel()` returns.
+  /// The window holds no lock and no user code, so the wait is a few
+  /// instructions long unless the loop thread is preempted inside it.
+  let admitting = Atomic<Bool>(false)
   let isShutdownFlag = Atomic<Bool>(false)
   /// `pthread_self()` of the thread that owns `table`, or 0 while none does.
   let loopThread = Atomic<UInt>(0)
@@ -125,7 +134,13 @@ public final class TimerScheduler: @unchecked Sendable {
 
   func cancel(_ id: TimerID) {
     guard inLoopThread else {
-      try? send(.cancel(id))  // after shutdown there is nothing left to cancel
+      // After shutdown there is nothing left to cancel.
+      guard (try? send(.cancel(id))) != nil else { return }
+      var spins = 0
+      while admitting.load(ordering: .sequentiallyConsistent) {
+        spins += 1
+        if spins % 64 == 0 { sched_yield() }  // the loop thread was preempted in the window
+      }
       return
     }
     applyPendingRequests()
@@ -192,7 +207,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// Applies the requests other threads have made, in order. Loop thread only.
   func applyPendingRequests() {
-    guard inboxPending.load(ordering: .acquiring) else { return }
+    guard inboxPending.load(ordering: .sequentiallyConsistent) else { return }
     let requests = inbox.withLock { inbox in
       inboxPending.store(false, ordering: .relaxed)
       inbox.wakeupPending = false
@@ -223,7 +238,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   private func append(_ request: Request, to inbox: inout Inbox) {
     inbox.requests.append(request)
-    inboxPending.store(true, ordering: .releasing)
+    inboxPending.store(true, ordering: .sequentiallyConsistent)
     guard !inbox.wakeupPending else { return }
     inbox.wakeupPending = true
     wakeUpWrites.add(1, ordering: .relaxed)
