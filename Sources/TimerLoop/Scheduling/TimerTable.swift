@@ -15,18 +15,20 @@ struct TimerTable {
   mutating func insert(
     deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
   ) -> TimerID {
+    var entry = TimerEntry(
+      body: body, phase: .queued, policy: policy, generation: 0, deadline: deadline,
+      intervalNanoseconds: interval?.nanoseconds ?? 0)
     let slot: UInt32
     if let reused = freeSlots.popLast() {
       slot = reused
+      entry.generation = entries[Int(slot)].generation
+      entries[Int(slot)] = entry
     } else {
       precondition(entries.count < Int(UInt32.max), "more than 2^32 - 1 timers")
-      entries.append(TimerEntry())
-      slot = UInt32(entries.count - 1)
+      slot = UInt32(entries.count)
+      entries.append(entry)
     }
-    let generation = entries[Int(slot)].generation
-    entries[Int(slot)] = TimerEntry(
-      body: body, phase: .queued, policy: policy, generation: generation, deadline: deadline,
-      intervalNanoseconds: interval?.nanoseconds ?? 0)
+    let generation = entry.generation
     queue.push(slot: slot, deadline: deadline)
     return .local(slot: slot, generation: generation)
   }

@@ -75,14 +75,17 @@ struct TimerQueue {
   /// Queues `slot` at `deadline`, behind every slot already queued for that deadline.
   /// - Precondition: `slot` is not queued.
   mutating func push(slot: UInt32, deadline: Deadline) {
-    if Int(slot) >= keys.count {
-      keys.append(contentsOf: repeatElement(Key(), count: Int(slot) + 1 - keys.count))
-    }
-    precondition(keys[Int(slot)].nodeSequence == 0, "slot \(slot) is already queued")
-    liveCount += 1
     let sequence = takeSequence()
-    keys[Int(slot)] = Key(
-      deadline: deadline.uptimeNanoseconds, sequence: sequence, nodeSequence: sequence)
+    let key = Key(deadline: deadline.uptimeNanoseconds, sequence: sequence, nodeSequence: sequence)
+    if Int(slot) < keys.count {
+      precondition(keys[Int(slot)].nodeSequence == 0, "slot \(slot) is already queued")
+      keys[Int(slot)] = key
+    } else {
+      // Slots are handed out densely, so a new one is almost always the next.
+      keys.append(contentsOf: repeatElement(Key(), count: Int(slot) - keys.count))
+      keys.append(key)
+    }
+    liveCount += 1
     pushNode(Node(deadline: deadline.uptimeNanoseconds, sequence: sequence, slot: slot))
     checkInvariants()
   }
@@ -155,14 +158,20 @@ struct TimerQueue {
     }
   }
 
-  /// Rebuilds the heap from the live slots' true keys (Floyd's O(n) heapify).
+  /// Rebuilds the heap from its live nodes, each with its slot's true key
+  /// (Floyd's O(n) heapify). Walks the heap, not every slot ever used, so the
+  /// repeated compactions of a mass cancel cost O(n) in all.
   private mutating func compact() {
-    heap.removeAll(keepingCapacity: true)
-    for slot in keys.indices where keys[slot].nodeSequence != 0 {
+    var live = 0
+    for index in heap.indices {
+      let slot = Int(heap[index].slot)
+      guard keys[slot].nodeSequence == heap[index].sequence else { continue }
       keys[slot].nodeSequence = keys[slot].sequence
-      heap.append(
-        Node(deadline: keys[slot].deadline, sequence: keys[slot].sequence, slot: UInt32(slot)))
+      heap[live] = Node(
+        deadline: keys[slot].deadline, sequence: keys[slot].sequence, slot: heap[index].slot)
+      live += 1
     }
+    heap.removeLast(heap.count - live)
     guard heap.count > 1 else { return }
     for index in stride(from: (heap.count - 2) / Self.arity, through: 0, by: -1) { siftDown(index) }
   }
@@ -180,14 +189,16 @@ struct TimerQueue {
 
   private mutating func pushNode(_ node: Node) {
     heap.append(node)
-    var index = heap.count - 1
-    while index > 0 {
-      let parent = (index - 1) / Self.arity
-      guard Self.ordered(node, before: heap[parent]) else { break }
-      heap[index] = heap[parent]
-      index = parent
+    heap.withUnsafeMutableBufferPointer { heap in
+      var index = heap.count - 1
+      while index > 0 {
+        let parent = (index - 1) / Self.arity
+        guard Self.ordered(node, before: heap[parent]) else { break }
+        heap[index] = heap[parent]
+        index = parent
+      }
+      heap[index] = node
     }
-    heap[index] = node
   }
 
   private mutating func popNode() {
@@ -197,23 +208,28 @@ struct TimerQueue {
     siftDown(0)
   }
 
+  // The two sifts run on the buffer directly: one uniqueness check per call
+  // instead of one per element access, and no bounds checks in the loop
+  // (every index is checked against `count` by the loop itself).
   private mutating func siftDown(_ start: Int) {
-    var index = start
-    let node = heap[index]
-    let count = heap.count
-    while true {
-      let first = Self.arity * index + 1
-      guard first < count else { break }
-      var child = first
-      for candidate in (first + 1)..<min(first + Self.arity, count)
-      where Self.ordered(heap[candidate], before: heap[child]) {
-        child = candidate
+    heap.withUnsafeMutableBufferPointer { heap in
+      var index = start
+      let node = heap[index]
+      let count = heap.count
+      while true {
+        let first = Self.arity * index + 1
+        guard first < count else { break }
+        var child = first
+        for candidate in (first + 1)..<min(first + Self.arity, count)
+        where Self.ordered(heap[candidate], before: heap[child]) {
+          child = candidate
+        }
+        guard Self.ordered(heap[child], before: node) else { break }
+        heap[index] = heap[child]
+        index = child
       }
-      guard Self.ordered(heap[child], before: node) else { break }
-      heap[index] = heap[child]
-      index = child
+      heap[index] = node
     }
-    heap[index] = node
   }
 }
 
