@@ -11,7 +11,9 @@ import TimerLoop
 ///    sets it to a timer's own loop while that timer's block runs, so a timer
 ///    scheduled from inside a block lands on the same loop, as it would on
 ///    Apple's platforms);
-/// 2. ``EpollEventLoop/current``, when the caller runs on an event loop's thread;
+/// 2. the loop whose closures the caller runs in: ``EpollEventLoop/current`` on
+///    an event loop's thread, ``VirtualEventLoop/current`` inside a virtual
+///    loop's `advanceTime`;
 /// 3. the ``shared()`` loop, started on a background thread the first time it
 ///    is needed, so `BlockTimer.scheduledTimer(...)` just works.
 public enum DefaultLoop {
@@ -33,6 +35,7 @@ public enum DefaultLoop {
   static func resolved() throws(SystemError) -> any EventLoop {
     if let scoped { return scoped }
     if let loop = EpollEventLoop.current { return loop }
+    if let loop = VirtualEventLoop.current { return loop }
     return try shared()
   }
 

@@ -42,6 +42,21 @@ final class DefaultLoopTests: XCTestCase {
     XCTAssertEqual(ranOnLoop.value, true)
   }
 
+  /// Issue 3: "on the event loop of the current thread if the caller is on
+  /// one", for a virtual loop too, so tests never leak onto real time.
+  func testInsideAVirtualLoopsClosureATimerStaysOnThatLoop() throws {
+    let loop = VirtualEventLoop()
+    let fired = Box<Bool>(false)
+    try loop.execute {
+      BlockTimer.scheduledTimer(withTimeInterval: 5, repeats: false) { _ in fired.value = true }
+    }
+    loop.run()
+    XCTAssertFalse(fired.value)
+    loop.advanceTime(by: .seconds(5))
+    XCTAssertTrue(fired.value, "the timer went to another loop")
+    XCTAssertNil(VirtualEventLoop.current, "current only while the loop runs closures")
+  }
+
   func testAfterInvalidateReturnsOnAnotherThreadNoNewCallStarts() throws {
     let loop = try EpollEventLoop.startOnNewThread(name: "bt-invalidate")
     defer { loop.shutdown() }

@@ -76,7 +76,7 @@ public final class EpollEventLoop: EventLoop {
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
-  public static var current: EpollEventLoop? { CurrentLoop.get() }
+  public static var current: EpollEventLoop? { CurrentLoop.get() as? EpollEventLoop }
 
   /// Creates a loop with `leeway` (see ``init(leeway:)``) and runs it on a new
   /// thread named `name` (at most 15 bytes are kept, a Linux limit) until
@@ -196,29 +196,5 @@ public final class EpollEventLoop: EventLoop {
     } else if !inEventLoop {
       running.wait()
     }
-  }
-}
-
-/// Which ``EpollEventLoop`` runs on the current thread, kept in a pthread key.
-enum CurrentLoop {
-  private static let key: pthread_key_t = {
-    var key = pthread_key_t()
-    precondition(pthread_key_create(&key, nil) == 0, "no pthread keys left")
-    return key
-  }()
-
-  static func get() -> EpollEventLoop? {
-    pthread_getspecific(key).map { Unmanaged<EpollEventLoop>.fromOpaque($0).takeUnretainedValue() }
-  }
-
-  /// Makes `loop` current (unretained: its `run()` keeps it alive) and returns the previous one.
-  static func set(_ loop: EpollEventLoop) -> UnsafeMutableRawPointer? {
-    let previous = pthread_getspecific(key)
-    pthread_setspecific(key, Unmanaged.passUnretained(loop).toOpaque())
-    return previous
-  }
-
-  static func restore(_ previous: UnsafeMutableRawPointer?) {
-    pthread_setspecific(key, previous)
   }
 }

@@ -44,7 +44,11 @@ public final class VirtualEventLoop: EventLoop {
   /// running, as it would keep a real loop busy.
   public func advanceTime(to target: Deadline) {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
-    defer { if scheduler.isShutdown { scheduler.releaseTable() } }
+    let previous = CurrentLoop.set(self)
+    defer {
+      CurrentLoop.restore(previous)
+      if scheduler.isShutdown { scheduler.releaseTable() }
+    }
     var buffers = TimerScheduler.PassBuffers()
     while !scheduler.isShutdown {
       scheduler.runPass(now: clock.now, buffers: &buffers)
@@ -55,6 +59,10 @@ public final class VirtualEventLoop: EventLoop {
     }
     if target > clock.now { clock.set(target) }
   }
+
+  /// The virtual loop whose ``advanceTime(to:)`` (or ``run()``) is running
+  /// closures on the current thread, if any.
+  public static var current: VirtualEventLoop? { CurrentLoop.get() as? VirtualEventLoop }
 
   /// Moves the clock forward by `amount` without running anything, as if a
   /// callback had kept the loop busy that long. Deadlines passed meanwhile are
