@@ -58,7 +58,7 @@ public final class BlockTimer: Sendable {
 
   /// The repeat interval handed to the core; unused for one-shots.
   private let interval: TimeAmount
-  private let state: Mutex<State>
+  private let state: Locked<State>
   /// Lets ``invalidate()`` from another thread return only once no call it
   /// should stop is about to start.
   private let gate = AdmissionGate()
@@ -125,7 +125,7 @@ public final class BlockTimer: Sendable {
     self.interval = (try? TimeAmount(seconds: clamped)) ?? .max
     self.userInfo = userInfo
     let phase: Phase = valid ? .idle(fireDate: fireDate) : .invalid(fireDate: .distantFuture)
-    state = Mutex(State(phase: phase, block: valid ? block : nil))
+    state = Locked(State(phase: phase, block: valid ? block : nil))
   }
 
   /// Creates a timer that first fires `interval` seconds from now (≤ 0 becomes

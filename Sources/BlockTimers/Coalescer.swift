@@ -25,7 +25,7 @@ final class Coalescer<Value: Sendable>: Sendable {
   private let loop: any EventLoop
   private let queue: DispatchQueue?
   private let action: @Sendable (Value) -> Void
-  private let state = Mutex(State())
+  private let state = Locked(State())
   /// Lets ``cancel()`` and ``flush()`` return only once no delivery they took
   /// the value from is about to start.
   private let gate = AdmissionGate()

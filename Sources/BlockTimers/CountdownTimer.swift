@@ -64,7 +64,7 @@ public final class CountdownTimer: Sendable {
   private let queue: DispatchQueue?
   private let onTick: @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void
   private let onCompletion: @Sendable () -> Void
-  private let state = Mutex(Phase.idle)
+  private let state = Locked(Phase.idle)
   /// Lets ``suspend()`` and ``cancel()`` return only once no tick or
   /// completion they stop is about to start.
   private let gate = AdmissionGate()

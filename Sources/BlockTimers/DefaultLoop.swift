@@ -19,7 +19,7 @@ import TimerLoop
 public enum DefaultLoop {
   @TaskLocal private static var scoped: (any EventLoop)?
 
-  private static let sharedLoop = Mutex<EpollEventLoop?>(nil)
+  private static let sharedLoop = Locked<EpollEventLoop?>(nil)
 
   /// The loop a timer scheduled from here without an explicit loop runs on
   /// (see the order above), or `nil` only if the shared loop cannot be started

@@ -10,7 +10,7 @@ import TimerLoop
 ///
 /// ```swift
 /// final class Clock: Sendable {
-///   private let timer = Mutex<WeakTargetTimer<Clock>?>(nil)
+///   private let timer = Locked<WeakTargetTimer<Clock>?>(nil)
 ///   func start() {
 ///     timer.withLock { $0 = .scheduledTimer(withTimeInterval: 1, target: self, action: Clock.tick) }
 ///   }

@@ -5,7 +5,7 @@ import TimerLoop
 
 /// An ordered record of callback events, safe to append to from any thread.
 final class EventLog<Event: Sendable>: Sendable {
-  private let events = Mutex<[Event]>([])
+  private let events = Locked<[Event]>([])
   func append(_ event: Event) { events.withLock { $0.append(event) } }
   var all: [Event] { events.withLock { $0 } }
   var count: Int { events.withLock { $0.count } }
@@ -13,8 +13,8 @@ final class EventLog<Event: Sendable>: Sendable {
 
 /// A value set from inside a callback and read by the test.
 final class Box<Value: Sendable>: Sendable {
-  private let stored: Mutex<Value>
-  init(_ value: Value) { stored = Mutex(value) }
+  private let stored: Locked<Value>
+  init(_ value: Value) { stored = Locked(value) }
   var value: Value {
     get { stored.withLock { $0 } }
     set { stored.withLock { $0 = newValue } }

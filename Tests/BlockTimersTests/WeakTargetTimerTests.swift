@@ -10,7 +10,7 @@ private final class ViewModel: Sendable {
   let ticks: EventLog<Double>
   let loop: VirtualEventLoop
   let start: Deadline
-  private let refresh = Mutex<WeakTargetTimer<ViewModel>?>(nil)
+  private let refresh = Locked<WeakTargetTimer<ViewModel>?>(nil)
 
   init(loop: VirtualEventLoop, ticks: EventLog<Double>) {
     self.loop = loop

@@ -11,7 +11,7 @@ import Testing
   private func onLoop<T: Sendable>(_ loop: EpollEventLoop, _ body: @escaping @Sendable () -> T)
     throws -> T
   {
-    let result = Mutex<T?>(nil)
+    let result = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     try loop.execute {
       result.withLock { $0 = body() }

@@ -82,7 +82,7 @@ import Testing
     let start = loop.now
     let calls = EventLog<Call>()
     var handles: [Int: TimerHandle] = [:]
-    let shared = Mutex<[Int: TimerHandle]>([:])
+    let shared = Locked<[Int: TimerHandle]>([:])
     let time: @Sendable () -> Int64 = { (loop.now - start).nanoseconds / unit }
     for operation in operations {
       switch operation {

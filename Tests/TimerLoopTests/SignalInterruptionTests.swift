@@ -24,7 +24,7 @@ private let signalsHandled = Atomic<Int>(0)
 
     let loop = try EpollEventLoop.startOnNewThread(name: "signalled")
     defer { loop.shutdown() }
-    let thread = Mutex<pthread_t?>(nil)
+    let thread = Locked<pthread_t?>(nil)
     let ready = DispatchSemaphore(value: 0)
     try loop.execute {
       // The loop thread inherits the test runner's signal mask; let SIGUSR1 in.
@@ -39,7 +39,7 @@ private let signalsHandled = Atomic<Int>(0)
     let target = try #require(thread.withLock { $0 })
 
     let fired = DispatchSemaphore(value: 0)
-    let firedAt = Mutex<Deadline?>(nil)
+    let firedAt = Locked<Deadline?>(nil)
     let deadline = loop.now + .milliseconds(300)
     try loop.schedule(at: deadline) {
       firedAt.withLock { $0 = .now() }

@@ -23,8 +23,8 @@ import Synchronization
 public final class EpollEventLoop: EventLoop {
   public let scheduler: TimerScheduler
   private let selector: Selector
-  private let lifecycle = Mutex(Lifecycle.idle)
-  private let failure = Mutex<SystemError?>(nil)
+  private let lifecycle = Locked(Lifecycle.idle)
+  private let failure = Locked<SystemError?>(nil)
   /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
   private let running = DispatchGroup()
 

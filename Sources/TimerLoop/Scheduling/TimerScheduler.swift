@@ -11,7 +11,7 @@ import Synchronization
 ///   on that thread (from callbacks, or anything they call) change it directly,
 ///   with no lock and no atomic read-modify-write.
 /// - Calls from any other thread become requests in the *inbox*, a short list
-///   behind a `Mutex`, and wake the loop. The loop applies them, in the order
+///   behind a lock (`Locked`, a `Mutex`), and wake the loop. The loop applies them, in the order
 ///   they were made, at the start of each pass and before every callback, so
 ///   once `cancel()` has returned on another thread no new call of that timer
 ///   starts. A timer scheduled from another thread is named by a ticket until
@@ -25,7 +25,7 @@ import Synchronization
 ///   ``TimerLoopError/shutdown``; the loop thread releases every closure.
 public final class TimerScheduler: @unchecked Sendable {
   // @unchecked: `table` is confined to the loop thread as described above;
-  // everything else is a Mutex, an Atomic or immutable.
+  // everything else is locked, atomic or immutable.
 
   enum Clock {
     case monotonic
@@ -57,7 +57,7 @@ public final class TimerScheduler: @unchecked Sendable {
   let clock: Clock
   /// Loop-thread state; a pointer so that access carries no exclusivity check.
   let table: UnsafeMutablePointer<TimerTable>
-  let inbox = Mutex(Inbox())
+  let inbox = Locked(Inbox())
   /// Set, under the inbox lock, while the inbox holds requests: one load tells
   /// the loop whether it must look.
   let inboxPending = Atomic<Bool>(false)

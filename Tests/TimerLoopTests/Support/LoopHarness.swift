@@ -49,7 +49,7 @@ final class LoopHarness: Sendable {
   /// up several timers inside one pass.
   func onLoop(_ body: @escaping @Sendable () throws -> Void) throws {
     let done = DispatchSemaphore(value: 0)
-    let failure = Mutex<(any Error)?>(nil)
+    let failure = Locked<(any Error)?>(nil)
     try loop.execute {
       do { try body() } catch { failure.withLock { $0 = error } }
       done.signal()
@@ -62,14 +62,14 @@ final class LoopHarness: Sendable {
 
 /// An ordered record of callback events, safe to append to from the loop thread.
 final class EventLog<Event: Sendable>: Sendable {
-  private let events = Mutex<[Event]>([])
+  private let events = Locked<[Event]>([])
   func append(_ event: Event) { events.withLock { $0.append(event) } }
   var all: [Event] { events.withLock { $0 } }
 }
 
 /// Set from inside a closure to refer to the handle its schedule call returned.
 final class HandleBox: Sendable {
-  private let handle = Mutex<TimerHandle?>(nil)
+  private let handle = Locked<TimerHandle?>(nil)
   var value: TimerHandle? {
     get { handle.withLock { $0 } }
     set { handle.withLock { $0 = newValue } }
