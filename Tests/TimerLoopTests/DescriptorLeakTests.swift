@@ -1,6 +1,7 @@
 import Foundation
-import TimerLoop
 import XCTest
+
+@testable import TimerLoop
 
 /// XCTest rather than Swift Testing: XCTest runs these serially, with no other
 /// test opening descriptors at the same time, so the process-wide count is exact.
@@ -29,5 +30,32 @@ final class DescriptorLeakTests: XCTestCase {
     XCTAssertEqual(try openDescriptorCount(), before + 3)
     loop.shutdown()
     XCTAssertEqual(try openDescriptorCount(), before)
+  }
+
+  func testAThousandLoopsLeaveNoDescriptorBehind() throws {
+    let before = try openDescriptorCount()
+    for _ in 0..<1_000 {
+      try EpollEventLoop.startOnNewThread().shutdown()
+    }
+    XCTAssertEqual(try openDescriptorCount(), before)
+  }
+
+  /// Each step of opening a loop can fail (EMFILE when the process is out of
+  /// descriptors, ENOMEM); the error names the call, and whatever the earlier
+  /// steps opened is closed again.
+  func testAFailedStepOfOpeningALoopClosesWhatItOpened() throws {
+    let before = try openDescriptorCount()
+    let steps: [(String, Int32)] = [
+      ("epoll_create1", EMFILE), ("timerfd_create", EMFILE), ("eventfd", ENOMEM),
+      ("epoll_ctl", ENOMEM),
+    ]
+    for (syscall, code) in steps {
+      FaultInjection.inject([code], into: syscall)
+      XCTAssertThrowsError(try EpollEventLoop()) { error in
+        XCTAssertEqual(error as? SystemError, SystemError(syscall: syscall, errno: code))
+      }
+      FaultInjection.reset()
+      XCTAssertEqual(try openDescriptorCount(), before, "after a failed \(syscall)")
+    }
   }
 }

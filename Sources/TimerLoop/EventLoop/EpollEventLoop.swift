@@ -70,9 +70,19 @@ public final class EpollEventLoop: EventLoop {
   // SwiftNIO's convention for hooks that exist only for tests.
   var testsOnly_armedDeadline: Deadline? { selector.armedDeadline }
 
-  /// Why a loop started with ``startOnNewThread(name:leeway:)`` stopped by
-  /// itself: the system call that failed on its thread (`nil` if none did).
-  /// A loop run with ``run()`` throws that error to its caller instead.
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// Waits up to `timeout` for the loop to stop by itself; whether it did.
+  func testsOnly_waitUntilStopped(timeout: DispatchTime) -> Bool {
+    running.wait(timeout: timeout) == .success
+  }
+
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// The loop's timerfd, so a test can ask the kernel about it (`/proc/self/fdinfo`).
+  var testsOnly_timerFD: CInt { selector.timerFD }
+
+  /// Why the loop stopped by itself: the system call that failed on its
+  /// thread (`nil` if none did). ``run()`` also throws it to its caller; a
+  /// loop started with ``startOnNewThread(name:leeway:)`` has only this.
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
@@ -97,13 +107,10 @@ public final class EpollEventLoop: EventLoop {
       &thread, nil,
       { context in
         let loop = Unmanaged<EpollEventLoop>.fromOpaque(context!).takeRetainedValue()
-        // A failing syscall has already shut the loop down; callers see
-        // ``TimerLoopError/shutdown`` from then on, and the cause here.
-        do throws(SystemError) {
-          try loop.runClaimed()
-        } catch {
-          loop.failure.withLock { $0 = error }
-        }
+        // A failing syscall has shut the loop down; callers see
+        // ``TimerLoopError/shutdown`` from then on, and the cause in
+        // ``terminationError``.
+        try? loop.runClaimed()
         return nil
       }, context)
     guard result == 0 else {
@@ -161,18 +168,24 @@ public final class EpollEventLoop: EventLoop {
       runningDidEnd()
     }
     var buffers = TimerScheduler.PassBuffers()
-    while true {
-      scheduler.runPass(now: .now(), buffers: &buffers)
-      if scheduler.isShutdown { return }
-      let (earliest, hasTasks) = scheduler.pendingWork
-      let now = Deadline.now()
-      var block = !hasTasks
-      if let earliest, earliest <= now {
-        block = false  // arming a past deadline would cost a syscall to learn the same
-      } else {
-        try selector.arm(earliest, leeway: leeway, now: now)
+    do {
+      while true {
+        scheduler.runPass(now: .now(), buffers: &buffers)
+        if scheduler.isShutdown { return }
+        let (earliest, hasTasks) = scheduler.pendingWork
+        let now = Deadline.now()
+        var block = !hasTasks
+        if let earliest, earliest <= now {
+          block = false  // arming a past deadline would cost a syscall to learn the same
+        } else {
+          try selector.arm(earliest, leeway: leeway, now: now)
+        }
+        try selector.wait(block: block)
       }
-      try selector.wait(block: block)
+    } catch {
+      // Recorded before the deferred shutdown, so whoever waits for the stop sees why.
+      failure.withLock { $0 = error }
+      throw error
     }
   }
 

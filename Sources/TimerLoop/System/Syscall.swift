@@ -12,12 +12,22 @@ import CShims
 /// `@inline(never)`: inlined into a caller, ARC traffic between the call and
 /// the `errno` read could overwrite `errno`.
 ///
+/// In debug builds (`TIMERLOOP_FAULT_INJECTION`) a test can make the call
+/// fail first with errnos of its choice (``FaultInjection``); release builds
+/// carry no trace of that seam.
+///
 /// - Throws: ``SystemError`` with `name` and the errno for any other failure.
 @inline(never)
 func retryingOnInterrupt<Result: FixedWidthInteger>(
   _ name: String, _ body: () -> Result
 ) throws(SystemError) -> Result {
   while true {
+    #if TIMERLOOP_FAULT_INJECTION
+      if let injected = FaultInjection.take(name) {
+        if injected == EINTR { continue }
+        throw SystemError(syscall: name, errno: injected)
+      }
+    #endif
     let result = body()
     if result != -1 { return result }
     let code = CShims_errno()

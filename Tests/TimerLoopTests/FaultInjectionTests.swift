@@ -1,0 +1,81 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import TimerLoop
+
+/// Failures of the loop's own system calls, injected through the test-only
+/// seam under `retryingOnInterrupt` (``FaultInjection``): each gives a clear
+/// error or a documented recovery, never a crash, a hang or a lost timer.
+@Suite struct FaultInjectionTests {
+  /// Arms faults on the loop's own thread, where its waits and arms happen.
+  private func inject(_ errnos: [Int32], into syscall: String, on loop: EpollEventLoop) throws {
+    let armed = DispatchSemaphore(value: 0)
+    try loop.execute {
+      FaultInjection.inject(errnos, into: syscall)
+      armed.signal()
+    }
+    #expect(armed.wait(timeout: .now() + .seconds(30)) == .success)
+  }
+
+  @Test func aStormOfInterruptedWaitsNeitherLosesNorStretchesATimer() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try inject(Array(repeating: EINTR, count: 1_000), into: "epoll_wait", on: loop)
+    let fired = DispatchSemaphore(value: 0)
+    let firedAt = Locked<Deadline?>(nil)
+    let deadline = loop.now + .milliseconds(50)
+    try loop.schedule(at: deadline) {
+      firedAt.withLock { $0 = .now() }
+      fired.signal()
+    }
+    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
+    let lateness = try #require(firedAt.withLock { $0 }) - deadline
+    #expect(lateness >= .zero && lateness < .seconds(1))
+  }
+
+  @Test(arguments: [("epoll_wait", ENOMEM), ("timerfd_settime", EINVAL), ("read(timerfd)", EIO)])
+  func aFailingLoopCallStopsTheLoopAndSaysWhy(syscall: String, errno code: Int32) throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    weak var weakCanary: Canary?
+    try {
+      let canary = Canary()
+      weakCanary = canary
+      try loop.schedule(after: .seconds(3600)) { _ = canary }
+    }()
+    try loop.execute {
+      FaultInjection.inject([code], into: syscall)
+      // A near timer makes the loop arm, wait for and read its timerfd.
+      _ = try? loop.schedule(after: .milliseconds(5)) {}
+    }
+    #expect(
+      loop.testsOnly_waitUntilStopped(timeout: .now() + .seconds(30)), "the loop kept running")
+    #expect(loop.terminationError == SystemError(syscall: syscall, errno: code))
+    #expect(weakCanary == nil, "a stopped loop still holds a closure")
+    #expect(throws: TimerLoopError.shutdown) { try loop.execute {} }
+  }
+
+  @Test func aTimerfdReadThatFindsNothingIsNotAnError() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try inject([EAGAIN, EAGAIN, EAGAIN], into: "read(timerfd)", on: loop)
+    let fired = DispatchSemaphore(value: 0)
+    try loop.schedule(after: .milliseconds(5)) { fired.signal() }
+    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(loop.terminationError == nil)
+  }
+
+  /// Deadlines follow CLOCK_MONOTONIC, so setting the wall clock cannot move
+  /// them. The test cannot set the clock; it asks the kernel which clock the
+  /// loop's timerfd counts.
+  @Test func theTimerfdCountsTheMonotonicClock() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    let info = try String(
+      contentsOfFile: "/proc/self/fdinfo/\(loop.testsOnly_timerFD)", encoding: .utf8)
+    #expect(info.contains("clockid: \(CLOCK_MONOTONIC)"), "\(info)")
+  }
+}
