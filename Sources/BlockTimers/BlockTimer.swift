@@ -28,7 +28,7 @@ import TimerLoop
 ///   factory returned.
 /// - **Validity.** A one-shot is valid inside its own block and invalid after it.
 ///   ``invalidate()`` from inside the block stops the timer at once; from any
-///   other thread it is safe, and after it returns no new call starts (a call
+///   other thread it is safe, and after it returns no new call is committed to (a call
 ///   already under way is not interrupted). An invalid timer never fires again:
 ///   setting ``fireDate``, ``add(to:deliveringOn:)`` and ``fire()`` do nothing.
 /// - **Lifetime.** A scheduled timer is retained by its loop until it is
@@ -330,7 +330,8 @@ public final class BlockTimer: Sendable {
   /// Stops the timer for good and releases its block (Apple's `invalidate()`).
   ///
   /// Safe to call twice, before scheduling, from inside the block (the timer
-  /// stops at once) and from any thread: after it returns no new call starts,
+  /// stops at once) and from any thread: after it returns no new call is
+  /// committed to (one already committed to may begin just after it returns),
   /// also none waiting on the delivery queue. A call already running is not
   /// interrupted.
   public func invalidate() {

@@ -172,6 +172,84 @@ import Testing
     #expect(released.load(ordering: .relaxed) == created.load(ordering: .relaxed))
   }
 
+  /// The timerfd ticks periodically while timers are dense; a timer due
+  /// before its first tick must re-arm it rather than wait for that tick.
+  @Test func anEarlierTimerIsNotHeldBackByAPeriodicTimerfd() throws {
+    let leeway = TimeAmount.milliseconds(200)
+    let loop = try EpollEventLoop.startOnNewThread(leeway: leeway)
+    defer { loop.shutdown() }
+    let fired = DispatchSemaphore(value: 0)
+    let lateness = Locked<TimeAmount?>(nil)
+    // 700 ms is within 4 leeways: the timerfd starts ticking at 900 ms.
+    try loop.schedule(after: .milliseconds(700)) {}
+    _ = try onLoop(loop) {}
+    _ = try onLoop(loop) {}  // armed by now
+    try loop.execute {
+      let deadline = loop.now + .milliseconds(100)
+      _ = try? loop.schedule(at: deadline) {
+        lateness.withLock { $0 = Deadline.now() - deadline }
+        fired.signal()
+      }
+    }
+    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
+    let late = try #require(lateness.withLock { $0 })
+    #expect(late < .milliseconds(600), "waited for the periodic tick: \(late) late")
+  }
+
+  /// A closure released as the loop stops may own the loop and shut it down
+  /// in its `deinit`; that must not wait for the very thread running it.
+  @Test func aDeinitThatShutsTheLoopDownWhileItStopsDoesNotDeadlock() throws {
+    final class Owner: Sendable {
+      let loop: EpollEventLoop
+      init(_ loop: EpollEventLoop) { self.loop = loop }
+      deinit { loop.shutdown() }
+    }
+    let loop = try EpollEventLoop.startOnNewThread()
+    try {
+      let owner = Owner(loop)
+      try loop.schedule(after: .seconds(3600)) { _ = owner }
+    }()
+    let stopped = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      loop.shutdown()
+      stopped.signal()
+    }
+    #expect(stopped.wait(timeout: .now() + .seconds(30)) == .success, "shutdown() deadlocked")
+  }
+
+  /// Requests from another thread apply as one batch before any of the
+  /// closures they release runs its `deinit`: a `deinit` (from cancelling A)
+  /// that cancels B, scheduled later in the same batch, finds B and stops it.
+  @Test func aDeinitRunByACrossThreadCancelSeesTheWholeBatch() throws {
+    final class CancelsOnDeinit: Sendable {
+      let victim: HandleBox
+      init(_ victim: HandleBox) { self.victim = victim }
+      deinit { victim.value?.cancel() }
+    }
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let release = DispatchSemaphore(value: 0)
+    let blocked = DispatchSemaphore(value: 0)
+    try loop.execute {
+      blocked.signal()
+      release.wait()
+    }
+    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+    let victim = HandleBox()
+    let fired = Atomic<Bool>(false)
+    let a: TimerHandle = try {
+      let guardian = CancelsOnDeinit(victim)
+      return try loop.schedule(after: .seconds(3600)) { _ = guardian }
+    }()
+    a.cancel()
+    victim.value = try loop.schedule(after: .zero) { fired.store(true, ordering: .relaxed) }
+    release.signal()
+    _ = try onLoop(loop) {}
+    _ = try onLoop(loop) {}
+    let victimFired = fired.load(ordering: .relaxed)
+    #expect(!victimFired, "the deinit's cancel was lost")
+  }
+
   @Test func cancelFromAnotherThreadStopsARepeatingTimer() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }

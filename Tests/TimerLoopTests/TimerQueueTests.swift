@@ -95,6 +95,21 @@ import Testing
     #expect(queue.nodeCount <= 64)
   }
 
+  /// Moving a timer earlier again and again piles up orphans until the heap
+  /// compacts; the compaction must rebuild from the moved key, or the timer
+  /// would sit at its old, later deadline.
+  @Test func compactionDuringEarlierMovesKeepsTheNewDeadline() {
+    var queue = TimerQueue()
+    queue.push(slot: 0, deadline: Deadline(uptimeNanoseconds: 500))
+    queue.push(slot: 1, deadline: Deadline(uptimeNanoseconds: 1_000))
+    for step in 0..<100 {
+      queue.reschedule(slot: 1, to: Deadline(uptimeNanoseconds: Int64(999 - step)))
+    }
+    queue.reschedule(slot: 1, to: Deadline(uptimeNanoseconds: 100))
+    #expect(queue.first()?.slot == 1)
+    #expect(queue.first()?.deadline == Deadline(uptimeNanoseconds: 100))
+  }
+
   @Test func nothingPopsBeforeItsDeadline() {
     var queue = TimerQueue()
     queue.push(slot: 0, deadline: Deadline(uptimeNanoseconds: 100))

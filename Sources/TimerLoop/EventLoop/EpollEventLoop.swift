@@ -148,11 +148,13 @@ public final class EpollEventLoop: EventLoop {
   }
 
   /// Ends a claim: shuts down, releases the table, closes the descriptors.
-  /// Called by the thread that ran the loop once it has let go of the table,
-  /// or by the claimer if no thread ever ran it.
+  /// Called on the thread that ran the loop while it still counts as the loop
+  /// thread (so a released object whose `deinit` calls ``shutdown()`` does not
+  /// wait for its own thread), or by the claimer if no thread ever ran it.
   private func runningDidEnd() {
     scheduler.shutdown()
     scheduler.releaseTable()
+    scheduler.loopThread.store(0, ordering: .relaxed)
     selector.close()
     lifecycle.withLock { $0 = .stopped }
     running.leave()
@@ -163,9 +165,8 @@ public final class EpollEventLoop: EventLoop {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     let previous = CurrentLoop.set(self)
     defer {
-      CurrentLoop.restore(previous)
-      scheduler.loopThread.store(0, ordering: .relaxed)
       runningDidEnd()
+      CurrentLoop.restore(previous)
     }
     var buffers = TimerScheduler.PassBuffers()
     do {

@@ -63,8 +63,10 @@ final class Selector: @unchecked Sendable {
     }
     let latest = earliest + leeway
     let dense = leeway > .zero && earliest - now <= .nanoseconds(4 * leeway.nanoseconds)
-    if armedPeriod != nil && dense {
-      return  // ticks `leeway` apart: one falls in [earliest, latest] whatever `earliest` is
+    if armedPeriod != nil && dense, let first = armedDeadline, first <= latest {
+      // Ticking `leeway` apart from `first`, and earliest > now: a tick falls
+      // in [earliest, latest]. (A first tick still beyond `latest` would not.)
+      return
     }
     if armedPeriod == nil && !dense, let armed = armedDeadline, armed >= earliest, armed <= latest {
       return

@@ -15,7 +15,9 @@ import Glibc
 /// ```
 ///
 /// The thread that created the loop, or that last called `advanceTime`, is its
-/// loop thread: drive it and shut it down from one thread at a time.
+/// loop thread and changes its timer table directly: drive it from one thread.
+/// A test that moves between threads (for example across an `await`) must not
+/// let the previous driver thread schedule while the new one advances time.
 /// Scheduling and cancelling from other threads is safe, as on any loop; such
 /// calls take effect when the loop next runs.
 public final class VirtualEventLoop: EventLoop {

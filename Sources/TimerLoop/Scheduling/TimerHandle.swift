@@ -16,9 +16,13 @@ public struct TimerHandle: Sendable {
 
   /// Cancels the timer. Idempotent.
   ///
-  /// After `cancel()` returns, from any thread, no new call of the timer's
-  /// closure starts. A call already under way on the loop thread is not
-  /// interrupted. The closure, with everything it captured, is released at
+  /// After `cancel()` returns, from any thread, the loop commits to no new
+  /// call of the timer's closure. The loop decides to call a timer just before
+  /// calling it; a `cancel()` from another thread is either seen by that
+  /// decision or waits (a few instructions) until it is made. A call already
+  /// committed to is not interrupted, and `cancel()` does not wait for it to
+  /// finish: its first instructions may run just after `cancel()` returns, as
+  /// with SwiftNIO's `Scheduled.cancel()`. The closure, with everything it captured, is released at
   /// once when cancelling on the loop thread, and by the loop before it runs
   /// anything else when cancelling from another thread. Calling `cancel()`
   /// from inside the closure stops a repeating timer.

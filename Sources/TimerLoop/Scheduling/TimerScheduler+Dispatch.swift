@@ -57,7 +57,8 @@ extension TimerScheduler {
     // request already sent, then decides; a cancel sent later waits for the
     // window to close, by which time the call has started.
     admitting.store(true, ordering: .sequentiallyConsistent)
-    applyPendingRequests()
+    let applied = applyPendingRequests()
+    defer { withExtendedLifetime(applied) {} }  // released after the window (see AppliedRequests)
     guard table.pointee.isLive(timer.slot, generation: timer.generation),
       table.pointee.entries[Int(timer.slot)].firePending
     else {

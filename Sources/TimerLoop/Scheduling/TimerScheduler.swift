@@ -13,8 +13,8 @@ import Synchronization
 /// - Calls from any other thread become requests in the *inbox*, a short list
 ///   behind a lock (`Locked`, a `Mutex`), and wake the loop. The loop applies them, in the order
 ///   they were made, at the start of each pass and before every callback, so
-///   once `cancel()` has returned on another thread no new call of that timer
-///   starts. A timer scheduled from another thread is named by a ticket until
+///   once `cancel()` has returned on another thread the loop commits to no new
+///   call of that timer. A timer scheduled from another thread is named by a ticket until
 ///   the loop gives it a slot.
 /// - Only the first request after the loop last looked writes the wake-up
 ///   (`wakeupPending`). The write happens under the inbox lock, so it can never
@@ -66,9 +66,10 @@ public final class TimerScheduler: @unchecked Sendable {
   /// `inboxPending` it forms a Dekker-style handshake (both sides store, then
   /// load the other's flag, sequentially consistent): a cross-thread cancel
   /// either is seen by that decision, or waits until the window closes, when
-  /// the call has started. Either way no call starts after `cancel()` returns.
-  /// The window holds no lock and no user code, so the wait is a few
-  /// instructions long unless the loop thread is preempted inside it.
+  /// the loop has committed to the call. Either way the loop commits to no
+  /// call after `cancel()` returns. The window holds no lock and runs no user
+  /// code (see ``AppliedRequests``), so the wait is a few instructions long
+  /// unless the loop thread is preempted inside it.
   let admitting = Atomic<Bool>(false)
   let isShutdownFlag = Atomic<Bool>(false)
   /// `pthread_self()` of the thread that owns `table`, or 0 while none does.
@@ -143,26 +144,28 @@ public final class TimerScheduler: @unchecked Sendable {
       }
       return
     }
-    applyPendingRequests()
-    guard let slot = table.pointee.slot(of: id) else { return }
+    guard let slot = table.pointee.slot(of: id) else {
+      // A ticket the loop has not taken in yet: queue behind its schedule request.
+      if id.ticket != nil { try? send(.cancel(id)) }
+      return
+    }
     _ = table.pointee.free(slot)  // the closure is released here, after the table change
   }
 
   func reschedule(_ id: TimerID, to deadline: Deadline) {
-    guard inLoopThread else {
-      try? send(.reschedule(id, deadline))
+    guard inLoopThread, let slot = table.pointee.slot(of: id) else {
+      // Off the loop, or a ticket the loop has not taken in yet: in order, via the inbox.
+      if !inLoopThread || id.ticket != nil { try? send(.reschedule(id, deadline)) }
       return
     }
-    applyPendingRequests()
-    guard let slot = table.pointee.slot(of: id) else { return }
     table.pointee.reschedule(slot, to: deadline)
   }
 
-  /// The timer's deadline, read on the loop thread; `nil` elsewhere.
+  /// The timer's deadline, read on the loop thread; `nil` elsewhere, and for
+  /// a timer scheduled from another thread that the loop has not taken in yet.
   func deadline(of id: TimerID) -> Deadline? {
-    guard inLoopThread else { return nil }
-    applyPendingRequests()
-    guard let slot = table.pointee.slot(of: id), table.pointee.entries[Int(slot)].phase == .queued
+    guard inLoopThread, let slot = table.pointee.slot(of: id),
+      table.pointee.entries[Int(slot)].phase == .queued
     else { return nil }
     return table.pointee.entries[Int(slot)].deadline
   }
@@ -205,16 +208,29 @@ public final class TimerScheduler: @unchecked Sendable {
 
   // MARK: The inbox
 
+  /// What applying requests leaves to release: the requests themselves and
+  /// the closures of the timers they cancelled. Releasing them can run user
+  /// code (a captured object's `deinit`), so the caller drops them only where
+  /// that is safe: never inside the admission window, and only after the whole
+  /// batch is applied, so a `deinit` that calls back in sees every request.
+  struct AppliedRequests {
+    var requests: [Request] = []
+    var cancelled: [TimerBody] = []
+  }
+
   /// Applies the requests other threads have made, in order. Loop thread only.
-  func applyPendingRequests() {
-    guard inboxPending.load(ordering: .sequentiallyConsistent) else { return }
-    let requests = inbox.withLock { inbox in
+  /// Runs no user code; see ``AppliedRequests``.
+  @discardableResult
+  func applyPendingRequests() -> AppliedRequests {
+    var applied = AppliedRequests()
+    guard inboxPending.load(ordering: .sequentiallyConsistent) else { return applied }
+    applied.requests = inbox.withLock { inbox in
       inboxPending.store(false, ordering: .relaxed)
       inbox.wakeupPending = false
       defer { inbox.requests.removeAll(keepingCapacity: true) }
       return inbox.requests
     }
-    for request in requests {
+    for request in applied.requests {
       switch request {
       case .execute(let task):
         table.pointee.tasks.append(task)
@@ -222,11 +238,14 @@ public final class TimerScheduler: @unchecked Sendable {
         table.pointee.insert(
           ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body)
       case .cancel(let id):
-        if let slot = table.pointee.slot(of: id) { _ = table.pointee.free(slot) }
+        if let slot = table.pointee.slot(of: id), let body = table.pointee.free(slot) {
+          applied.cancelled.append(body)
+        }
       case .reschedule(let id, let deadline):
         if let slot = table.pointee.slot(of: id) { table.pointee.reschedule(slot, to: deadline) }
       }
     }
+    return applied
   }
 
   private func send(_ request: Request) throws(TimerLoopError) {

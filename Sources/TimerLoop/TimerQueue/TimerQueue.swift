@@ -95,14 +95,16 @@ struct TimerQueue {
     precondition(contains(slot: slot), "slot \(slot) is not queued")
     let sequence = takeSequence()
     let key = deadline.uptimeNanoseconds
-    if key < keys[Int(slot)].deadline {
-      // Earlier than its node may be: only a fresh node keeps the top a lower bound.
+    let movesEarlier = key < keys[Int(slot)].deadline
+    keys[Int(slot)].deadline = key
+    keys[Int(slot)].sequence = sequence
+    if movesEarlier {
+      // Earlier than its node may be: only a fresh node keeps the top a lower
+      // bound. (The key is already updated: compaction rebuilds from it.)
       keys[Int(slot)].nodeSequence = sequence
       pushNode(Node(deadline: key, sequence: sequence, slot: slot))
       if heap.count > 2 * liveCount + 64 { compact() }
     }
-    keys[Int(slot)].deadline = key
-    keys[Int(slot)].sequence = sequence
     checkInvariants()
   }
 
