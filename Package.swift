@@ -17,7 +17,10 @@ let package = Package(
     .target(
       name: "TimerLoop",
       dependencies: ["CShims"],
-      swiftSettings: [.define("TIMERLOOP_CHECK_INVARIANTS", .when(configuration: .debug))]
+      swiftSettings: [
+        .define("TIMERLOOP_CHECK_INVARIANTS", .when(configuration: .debug)),
+        .define("TIMERLOOP_FAULT_INJECTION", .when(configuration: .debug)),
+      ]
     ),
     .target(
       name: "BlockTimers",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side comparison of TimerLoop with libuv and libev on the workloads of WORKLOADS.md,
+# Side-by-side comparison of TimerLoop with libuv and libev on the workloads of Benchmarks/README.md,
 # measured in one run on one machine, printed as a Markdown table (see README.md next to this).
 #
 # Usage: [RUNS=3] [SWIFT_SCRATCH=.build] bash Benchmarks/compare.sh

@@ -16,7 +16,7 @@ enum ChurnWorkload {
   /// R for TimerLoop and Dispatch.
   static let defaultResets = 2_000_000
   /// Foundation's R: a `fireDate` set costs ~0.19 ms with 100,000 timers pending
-  /// (`RESULTS.md`), so 2,000,000 resets would take minutes. Same cap as the reference run.
+  /// (measured with 100,000 timers pending), so 2,000,000 resets would take minutes. Same cap as the reference run.
   static let foundationResetCap = 20_000
   /// The idle timeout every arm and reset sets, from a fresh clock reading.
   static let timeout = TimeAmount.seconds(30)
@@ -125,7 +125,7 @@ enum ChurnWorkload {
   }
 
   /// Each phase runs inside one `queue.sync`, whose return is the phase's barrier; work
-  /// libdispatch leaves to its manager thread after that is not counted (`RESULTS.md`).
+  /// libdispatch leaves to its manager thread after that is not counted.
   private static func runDispatch(count: Int, resets: Int, fired: Shared<Int>) -> Phases {
     let queue = DispatchSource.makeBenchmarkQueue()
     let interval = DispatchTimeInterval(timeout)

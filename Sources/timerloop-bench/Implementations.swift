@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import TimerLoop
 
-/// The timer implementations the benchmark compares, expressed as `RESULTS.md`
+/// The timer implementations the benchmark compares, expressed as the peer measurements of this project
 /// ("How each peer expresses the workloads") describes.
 enum Implementation: String, CaseIterable, Sendable {
   /// This package's `EpollEventLoop`, run on the calling thread; every timer is armed from
@@ -73,7 +73,7 @@ extension RunLoop {
   /// checking both every 50 ms at the latest.
   ///
   /// Slices, because `run(until:)` on Linux does not return early when its mode runs out
-  /// of timers (`RESULTS.md`).
+  /// of timers (seen on Linux with swift-corelibs-foundation).
   ///
   /// - Returns: `false` if it gave up.
   func spin(until isDone: () -> Bool, giveUpAt: Deadline) -> Bool {

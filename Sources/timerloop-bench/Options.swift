@@ -19,7 +19,7 @@ struct Options {
   static let usage = """
     usage: timerloop-bench [WORKLOAD ...] [--impl IMPL[,IMPL ...]] [--timers N] [--seconds S]
 
-    Runs the timer workloads of WORKLOADS.md on TimerLoop's EpollEventLoop, Foundation.Timer
+    Runs the timer workloads of Benchmarks/README.md on TimerLoop's EpollEventLoop, Foundation.Timer
     and DispatchSourceTimer, printing one line per metric: <impl>.<workload>.<metric>=<value> <unit>.
 
     workloads (default: the first four):

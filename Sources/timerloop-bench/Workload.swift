@@ -1,4 +1,4 @@
-/// The four workloads of `WORKLOADS.md`, and `scaling`, which runs two of them at four sizes.
+/// The four workloads of `Benchmarks/README.md`, and `scaling`, which runs two of them at four sizes.
 enum Workload: String, CaseIterable, Sendable {
   /// W1: ``MillionWorkload``.
   case million
@@ -11,7 +11,7 @@ enum Workload: String, CaseIterable, Sendable {
   /// ``ScalingWorkload``: churn and million from 10,000 to 10,000,000 timers.
   case scaling
 
-  /// The workloads a run without workload arguments runs: the four of `WORKLOADS.md`.
+  /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`.
   /// `scaling` takes half a minute and gigabytes, so it runs only when named.
   static let defaults: [Workload] = [.million, .churn, .jitter, .memory]
 

@@ -1,4 +1,4 @@
-// timerloop-bench: the workloads of WORKLOADS.md on TimerLoop, Foundation and Dispatch.
+// timerloop-bench: the workloads of Benchmarks/README.md on TimerLoop, Foundation and Dispatch.
 // See `Options.usage` for the command line.
 import Glibc
 

@@ -54,7 +54,7 @@ final class Selector: @unchecked Sendable {
   /// holds a tick, so the loop needs no re-arming at all, and each wake-up
   /// serves every timer due within the leeway. (`timerfd_settime` for a
   /// deadline microseconds away costs ~14 µs on the VMs this was measured on:
-  /// `RESULTS.md`, probe.) When the next deadline is further away the
+  /// the peer measurements for this project.) When the next deadline is further away the
   /// timerfd goes back to a single expiry, so an idle loop does not tick.
   func arm(_ earliest: Deadline?, leeway: TimeAmount, now: Deadline) throws(SystemError) {
     guard let earliest, earliest != .distantFuture else {

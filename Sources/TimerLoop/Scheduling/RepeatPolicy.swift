@@ -5,10 +5,10 @@
 /// interval of 10 ms, a first deadline at 0 and the loop stalled from 12 ms to 35 ms:
 ///
 /// ```
-/// time (ms)       0    10   20   30   40   50
-/// grid            |    |    |    |    |    |
-/// .fixedRate      x    x         x    x    x    fires at 0, 10, 35 (late, once for 20 and 30), 40, 50
-/// .fixedDelay     x    x         x         x    fires at 0, 10, 35, then 35 + 10 = 45, 55 ...
+/// time (ms)   0         10        20        30        40        50
+/// stalled                 .......................
+/// .fixedRate  x         x                        x    x         x  0, 10, 35 (once for 20 and 30), 40, 50
+/// .fixedDelay x         x                        x         x         x  0, 10, 35, 45, 55
 /// ```
 ///
 /// - ``fixedRate`` keeps the original grid (`first + n × interval`). After a stall
