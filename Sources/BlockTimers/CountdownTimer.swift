@@ -69,10 +69,17 @@ public final class CountdownTimer: Sendable {
   /// completion they stop is about to start.
   private let gate = AdmissionGate()
 
+  /// The running tick's timer, held weakly: its loop keeps it alive while it is
+  /// scheduled, and its block keeps this countdown alive. A strong reference
+  /// here would close that into a cycle that outlives a loop shut down mid-count.
+  private struct TickTimer {
+    weak let timer: BlockTimer?
+  }
+
   private enum Phase {
     case idle
     /// `elapsed` running time had passed at `since`; `timer` is the next tick.
-    case running(since: Deadline, elapsed: TimeAmount, timer: BlockTimer)
+    case running(since: Deadline, elapsed: TimeAmount, timer: TickTimer)
     case suspended(elapsed: TimeAmount)
     /// The final tick is being delivered; the completion follows unless that
     /// tick's callback cancels the countdown.
@@ -124,7 +131,7 @@ public final class CountdownTimer: Sendable {
     let stopped: BlockTimer? = state.withLock { phase in
       guard case .running(let since, let base, let timer) = phase else { return nil }
       phase = .suspended(elapsed: elapsed(since: since, base: base))
-      return timer
+      return timer.timer
     }
     stopped?.invalidate()
     gate.waitForAdmittedCalls()
@@ -157,7 +164,7 @@ public final class CountdownTimer: Sendable {
         return nil
       case .running(let since, let base, let timer):
         phase = .cancelled(elapsed: elapsed(since: since, base: base))
-        return timer
+        return timer.timer
       }
     }
     stopped?.invalidate()
@@ -217,13 +224,15 @@ public final class CountdownTimer: Sendable {
     ) { [self] timer in tickFired(timer) }
     // Only a loop that has shut down refuses a timer; nothing would ever tick.
     return timer.isValid
-      ? .running(since: now, elapsed: elapsed, timer: timer) : .cancelled(elapsed: elapsed)
+      ? .running(since: now, elapsed: elapsed, timer: TickTimer(timer: timer))
+      : .cancelled(elapsed: elapsed)
   }
 
   private func tickFired(_ timer: BlockTimer) {
     let report: (remaining: TimeInterval, progress: Double, finished: Bool)? = state.withLock {
       phase in
-      guard case .running(let since, let base, let current) = phase, current === timer else {
+      guard case .running(let since, let base, let current) = phase, current.timer === timer
+      else {
         return nil
       }
       let elapsed = elapsed(since: since, base: base)

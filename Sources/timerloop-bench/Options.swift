@@ -3,7 +3,7 @@ struct Options {
   /// Above this, the largest workloads would need more memory than a typical machine has.
   static let maximumTimers = 20_000_000
   /// A bound on `--seconds`, which also bounds jitter's sample buffer.
-  static let maximumSeconds = 600.0
+  static let maximumSeconds = 3_600.0
 
   /// The workloads to run, in command-line order; ``Workload/defaults`` by default.
   var workloads = Workload.defaults
@@ -29,13 +29,15 @@ struct Options {
       memory    resident bytes per timer for N timers due in 1 hour (N = 1,000,000)
       scaling   churn and million at N/1000, N/100, N/10 and N timers, TimerLoop only
                 (N = 10,000,000; under a minute, about 2 GB)
+      soak      C live timers churned for --seconds, resident set sampled every second,
+                TimerLoop only (C = 1,000,000, 60 s)
 
     options:
       --impl IMPL    timerloop, foundation or dispatch; repeat it or separate with commas
                      (default: all three)
       --timers N     the workload's main count: N (million, memory, scaling), C (churn),
                      K (jitter)
-      --seconds S    how long jitter runs, in seconds (default 3)
+      --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
       -h, --help     print this text
 
     When more than one workload/implementation pair is selected, each pair runs in a child
@@ -98,7 +100,7 @@ struct Options {
     }
     if !workloads.isEmpty { self.workloads = workloads }
     if !implementations.isEmpty { self.implementations = implementations }
-    if cases.isEmpty { throw UsageError("scaling runs on timerloop only") }
+    if cases.isEmpty { throw UsageError("scaling and soak run on timerloop only") }
   }
 
   /// Every selected workload on every selected implementation it runs on, workload by

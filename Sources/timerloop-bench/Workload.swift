@@ -10,9 +10,12 @@ enum Workload: String, CaseIterable, Sendable {
   case memory
   /// ``ScalingWorkload``: churn and million from 10,000 to 10,000,000 timers.
   case scaling
+  /// ``SoakWorkload``: a million live timers churned for `--seconds`, memory sampled.
+  case soak
 
   /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`.
-  /// `scaling` takes half a minute and gigabytes, so it runs only when named.
+  /// `scaling` takes half a minute and gigabytes, `soak` a minute or more, so they run only
+  /// when named.
   static let defaults: [Workload] = [.million, .churn, .jitter, .memory]
 
   /// The default of the count `--timers` sets: N (million, memory), C (churn), K (jitter), or
@@ -24,13 +27,14 @@ enum Workload: String, CaseIterable, Sendable {
     case .jitter: JitterWorkload.defaultCount
     case .memory: MemoryWorkload.defaultCount
     case .scaling: ScalingWorkload.defaultCount
+    case .soak: SoakWorkload.defaultCount
     }
   }
 
-  /// Whether the workload runs on `implementation`: `scaling` measures TimerLoop alone, the
-  /// others run everywhere.
+  /// Whether the workload runs on `implementation`: `scaling` and `soak` measure TimerLoop
+  /// alone, the others run everywhere.
   func runs(on implementation: Implementation) -> Bool {
-    self != .scaling || implementation == .timerloop
+    (self != .scaling && self != .soak) || implementation == .timerloop
   }
 }
 
@@ -60,6 +64,9 @@ struct BenchmarkCase: CustomStringConvertible {
       try MemoryWorkload.run(implementation, count: count, sink: sink)
     case .scaling:
       try ScalingWorkload.run(implementation, count: count)
+    case .soak:
+      try SoakWorkload.run(
+        implementation, count: count, seconds: seconds ?? SoakWorkload.defaultSeconds, sink: sink)
     }
   }
 }

@@ -9,6 +9,7 @@ import XCTest
 final class BlockTimerTests: XCTestCase {
   func testFirstFireIsOneIntervalAfterCreationNotAtCreation() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Double>()
     let start = loop.now
     BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: false, on: loop) { _ in
@@ -24,6 +25,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testRepeatingTimerFiresOnItsGrid() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
@@ -37,6 +39,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testRepeatingTimerFiresOnceForMissedTicksAndStaysOnItsGrid() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
@@ -50,6 +53,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testFireOnARepeatingTimerRunsTheBlockWithoutMovingTheSchedule() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
@@ -65,6 +69,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testFireOnAOneShotRunsItAndInvalidatesIt() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Bool>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: false, on: loop) { timer in
       calls.append(timer.isValid)
@@ -79,6 +84,7 @@ final class BlockTimerTests: XCTestCase {
   func testNonPositiveIntervalBecomesOneTenthOfAMillisecond() {
     for interval in [0, -1, -.infinity] as [TimeInterval] {
       let loop = VirtualEventLoop()
+      defer { loop.shutdown() }
       let start = loop.now
       let repeating = EventLog<TimeAmount>()
       let oneShot = EventLog<TimeAmount>()
@@ -100,6 +106,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testAOneShotIsValidInsideItsBlockAndInvalidAfter() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let validInside = Box<Bool?>(nil)
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
       timer in
@@ -113,6 +120,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testTheBlockReceivesTheVeryTimerTheFactoryReturned() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let received = Box<[ObjectIdentifier]>([])
     let scheduled = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
       received.value.append(ObjectIdentifier($0))
@@ -127,6 +135,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testInvalidatingFromInsideTheBlockStopsTheTimerAtOnce() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) {
       timer in
@@ -143,6 +152,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testAnInvalidatedTimerCannotBeRevived() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
       calls.append(1)
@@ -161,6 +171,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testACreatedTimerDoesNotRunUntilAddedToALoop() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let timer = BlockTimer(timeInterval: 5, repeats: false) { _ in calls.append(1) }
     loop.advanceTime(by: .seconds(10))
@@ -177,7 +188,9 @@ final class BlockTimerTests: XCTestCase {
 
   func testAddingATimerTwiceOrToASecondLoopDoesNothing() {
     let first = VirtualEventLoop()
+    defer { first.shutdown() }
     let second = VirtualEventLoop()
+    defer { second.shutdown() }
     let calls = EventLog<Int>()
     let timer = BlockTimer(fire: Date(timeIntervalSinceNow: -1), interval: 0, repeats: false) { _ in
       calls.append(1)
@@ -193,6 +206,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testInitWithFireDateStartsThereAndRepeatsEveryInterval() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     let timer = BlockTimer(fire: Date(timeIntervalSinceNow: 2), interval: 1, repeats: true) { _ in
@@ -212,6 +226,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testSettingTheFireDateMovesARepeatingTimerOntoANewGrid() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true, on: loop) { _ in
@@ -229,6 +244,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testSettingTheFireDateFromInsideTheBlock() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     BlockTimer.scheduledTimer(withTimeInterval: 1, repeats: true, on: loop) { timer in
@@ -244,6 +260,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testAOneShotIsInvalidAfterItsBlockEvenIfTheBlockSetItsFireDate() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
       timer in
@@ -257,6 +274,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testFireDateReportsTheNextFiringOnTheLoopsClock() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 10, repeats: true, on: loop) { _ in }
     XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 10, accuracy: 0.5)
     loop.advanceTime(by: .seconds(10))
@@ -267,6 +285,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testDistantFutureNeverFiresAndParksARepeatingTimer() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let never = BlockTimer(fire: .distantFuture, interval: 1, repeats: true) { _ in calls.append(0)
     }
@@ -286,6 +305,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testNaNIntervalOrDateGivesAnInvalidTimerThatNeverFires() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let timers = [
       BlockTimer.scheduledTimer(withTimeInterval: .nan, repeats: true, on: loop) { _ in
@@ -358,8 +378,10 @@ final class BlockTimerTests: XCTestCase {
     XCTAssertEqual(timer.timeInterval, 0)
     XCTAssertEqual(timer.userInfo as? String, "payload")
     XCTAssertFalse(timer.repeats)
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let repeating = BlockTimer.scheduledTimer(
-      withTimeInterval: 5, repeats: true, on: VirtualEventLoop(), userInfo: 42
+      withTimeInterval: 5, repeats: true, on: loop, userInfo: 42
     ) { _ in }
     XCTAssertEqual(repeating.timeInterval, 5)
     XCTAssertEqual(repeating.userInfo as? Int, 42)
@@ -367,6 +389,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testInvalidateTwiceBeforeSchedulingAndFromAnotherThreadIsSafe() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let unscheduled = BlockTimer(timeInterval: 0.01, repeats: true) { _ in calls.append(0) }
     unscheduled.invalidate()
@@ -387,6 +410,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testInvalidatingReleasesTheBlockAndAFiredOneShotIsReleasedByTheLoop() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     weak var capturedByInvalidated: Canary?
     weak var oneShot: BlockTimer?
     let kept: BlockTimer
@@ -407,6 +431,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testBlocksCanBeDeliveredOnADispatchQueue() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let key = DispatchSpecificKey<String>()
     let queue = DispatchQueue(label: "delivery")
     queue.setSpecific(key: key, value: "delivery")
@@ -424,6 +449,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testARepeatingTimerOnABusyQueueSkipsTicksInsteadOfQueueingABurst() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let queue = DispatchQueue(label: "busy")
     let calls = EventLog<Int>()
     let timer = BlockTimer.scheduledTimer(
@@ -450,6 +476,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testATimerScheduledInsideABlockUsesTheSameLoop() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) { _ in
@@ -463,6 +490,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testDefaultLoopCanBeScopedToAVirtualLoop() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let timer = DefaultLoop.withCurrent(loop) {
       XCTAssertTrue(DefaultLoop.current === loop)
@@ -477,6 +505,7 @@ final class BlockTimerTests: XCTestCase {
 
   func testSchedulingOnAShutDownLoopGivesAnInvalidTimer() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     loop.shutdown()
     let calls = EventLog<Int>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in

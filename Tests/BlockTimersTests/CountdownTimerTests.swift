@@ -28,6 +28,7 @@ final class CountdownTimerTests: XCTestCase {
   /// mid-tick for a while, then resumed.
   func testTTTimersFiveSecondCountdownWithSuspendAndResume() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<Tick>()
     let completions = EventLog<Double>()
     let timer = try countdown(5, tick: 1, on: loop, ticks: ticks, completions: completions)
@@ -64,6 +65,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testADurationThatIsNotAMultipleOfTheTickEndsWithAFinalTick() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<Tick>()
     let completions = EventLog<Double>()
     let timer = try countdown(5, tick: 2, on: loop, ticks: ticks, completions: completions)
@@ -76,6 +78,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testSuspendResumeStartAndCancelAreIdempotent() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<Tick>()
     let completions = EventLog<Double>()
     let timer = try countdown(3, tick: 1, on: loop, ticks: ticks, completions: completions)
@@ -106,6 +109,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testCompletionRunsExactlyOnceWhileOtherThreadsSuspendAndResume() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<Tick>()
     let completions = EventLog<Double>()
     let timer = try countdown(0.1, tick: 0.001, on: loop, ticks: ticks, completions: completions)
@@ -133,6 +137,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testTicksMissedWhileTheLoopWasBusyAreSkipped() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let ticks = EventLog<Tick>()
     let timer = try CountdownTimer(
@@ -151,6 +156,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testCallbacksCanControlTheCountdownFromInside() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<TimeInterval>()
     let box = Box<CountdownTimer?>(nil)
     let timer = try CountdownTimer(
@@ -171,6 +177,7 @@ final class CountdownTimerTests: XCTestCase {
   /// tick's own callback is the one that cancels.
   func testCancellingFromTheFinalTickSuppressesTheCompletion() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let completions = EventLog<Int>()
     let box = Box<CountdownTimer?>(nil)
     let timer = try CountdownTimer(
@@ -187,6 +194,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testBadInput() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     XCTAssertThrowsError(
       try CountdownTimer(
         duration: .nan, tickInterval: 1, on: loop, onTick: { _, _ in }, onCompletion: {})
@@ -209,6 +217,7 @@ final class CountdownTimerTests: XCTestCase {
 
   func testACountdownOnAShutDownLoopEndsCancelled() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let timer = try CountdownTimer(
       duration: 1, tickInterval: 0.1, on: loop, onTick: { _, _ in }, onCompletion: {})
     loop.shutdown()

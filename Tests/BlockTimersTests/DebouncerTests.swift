@@ -7,6 +7,7 @@ final class DebouncerTests: XCTestCase {
   /// Dash syncs the browser's URL 50 ms after the last navigation event.
   func testDashsFiftyMillisecondURLSyncDebounce() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let synced = EventLog<(Double, URL)>()
     let sync = try Debouncer<URL>(delay: 0.05, on: loop) { url in
@@ -30,6 +31,7 @@ final class DebouncerTests: XCTestCase {
 
   func testABurstOfAHundredEventsGivesOneCallWithTheLastValue() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let debouncer = try Debouncer<Int>(delay: 0.1, on: loop) { calls.append($0) }
     for i in 0..<100 {
@@ -42,6 +44,7 @@ final class DebouncerTests: XCTestCase {
 
   func testFlushRunsNowAndCancelDrops() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<String>()
     let debouncer = try Debouncer<String>(delay: 1, on: loop) { calls.append($0) }
     debouncer.call("a")
@@ -59,6 +62,7 @@ final class DebouncerTests: XCTestCase {
 
   func testAVoidDebouncerAndBadInput() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let save = try Debouncer<Void>(delay: 0, on: loop) { calls.append(1) }
     save.call()

@@ -46,6 +46,7 @@ final class DefaultLoopTests: XCTestCase {
   /// one", for a virtual loop too, so tests never leak onto real time.
   func testInsideAVirtualLoopsClosureATimerStaysOnThatLoop() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let fired = Box<Bool>(false)
     try loop.execute {
       BlockTimer.scheduledTimer(withTimeInterval: 5, repeats: false) { _ in fired.value = true }

@@ -7,6 +7,7 @@ import XCTest
 final class NSTimerBlocksTests: XCTestCase {
   func testTheTwoLineOneShot() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let fired = EventLog<Double>()
     let start = loop.now
     DefaultLoop.withCurrent(loop) {
@@ -24,6 +25,7 @@ final class NSTimerBlocksTests: XCTestCase {
 
   func testARepeatingTimerMadeUnscheduledAndAdded() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<Int>()
     let timer = BlockTimer.timer(withTimeInterval: 0.5, block: { ticks.append(1) }, repeats: true)
     XCTAssertTrue(timer.isValid)

@@ -8,6 +8,7 @@ final class ThrottlerTests: XCTestCase {
   /// gives one update, with the last text.
   func testDashsHundredMillisecondClipboardCoalescing() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let updates = EventLog<(Double, String)>()
     let clipboard = try Throttler<String>(interval: 0.1, on: loop) { text in
@@ -24,6 +25,7 @@ final class ThrottlerTests: XCTestCase {
 
   func testASteadyStreamGivesOneCallPerWindowWithItsLastValue() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<(Double, Int)>()
     let throttler = try Throttler<Int>(interval: 0.1, on: loop) {
@@ -39,6 +41,7 @@ final class ThrottlerTests: XCTestCase {
 
   func testFlushCancelAndBadInput() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let throttler = try Throttler<Int>(interval: 1, on: loop) { calls.append($0) }
     throttler.call(1)

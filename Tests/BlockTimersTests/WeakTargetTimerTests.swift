@@ -32,6 +32,7 @@ private final class ViewModel: Sendable {
 final class WeakTargetTimerTests: XCTestCase {
   func testAViewModelReleasedMidSeriesGetsNoMoreCallsAndItsTimerEnds() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let ticks = EventLog<Double>()
     var model: ViewModel? = ViewModel(loop: loop, ticks: ticks)
     weak let weakModel = model
@@ -50,6 +51,7 @@ final class WeakTargetTimerTests: XCTestCase {
 
   func testATargetGoneWhileTheTimerIsHeldElsewhereEndsItAtTheNextTick() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     var target: Canary? = Canary()
     weak let weakTarget = target
@@ -71,6 +73,7 @@ final class WeakTargetTimerTests: XCTestCase {
 
   func testReleasingTheTimerObjectWhileTheTargetLivesKeepsItRunning() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let calls = EventLog<Int>()
     let target = Canary()
     weak var wrapper: WeakTargetTimer<Canary>?
@@ -89,6 +92,7 @@ final class WeakTargetTimerTests: XCTestCase {
 
   func testYVTimersDelayedStartThenInterval() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Double>()
     let target = Canary()
@@ -114,6 +118,7 @@ final class WeakTargetTimerTests: XCTestCase {
 
   func testJCAutoInvalidateTimersBlockReceivesUserInfo() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let target = Canary()
     let received = EventLog<String>()
     let timer = WeakTargetTimer.scheduledTimer(
@@ -129,6 +134,7 @@ final class WeakTargetTimerTests: XCTestCase {
 
   func testInvalidateStopsAWeakTargetTimer() {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let target = Canary()
     let calls = EventLog<Int>()
     let timer = WeakTargetTimer.scheduledTimer(withTimeInterval: 0.01, target: target, on: loop) {

@@ -21,6 +21,18 @@ import Testing
     return try #require(result.withLock { $0 })
   }
 
+  /// Blocks the loop thread inside a task until the returned semaphore is signalled.
+  private func holdLoopThread(_ loop: EpollEventLoop) throws -> DispatchSemaphore {
+    let release = DispatchSemaphore(value: 0)
+    let blocked = DispatchSemaphore(value: 0)
+    try loop.execute {
+      blocked.signal()
+      release.wait()
+    }
+    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+    return release
+  }
+
   @Test func timerfdIsArmedOnlyForTheEarliestDeadlineAndDisarmedWhenTheLastTimerIsCancelled() throws
   {
     let loop = try EpollEventLoop.startOnNewThread()
@@ -57,14 +69,8 @@ import Testing
   @Test func aBurstOfCrossThreadCallsCostsOneWakeUp() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
-    let release = DispatchSemaphore(value: 0)
-    let blocked = DispatchSemaphore(value: 0)
     // Hold the loop thread inside a task so the burst arrives while it is busy.
-    try loop.execute {
-      blocked.signal()
-      release.wait()
-    }
-    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+    let release = try holdLoopThread(loop)
     let before = loop.scheduler.wakeUpWrites.load(ordering: .relaxed)
     let ran = Atomic<Int>(0)
     for _ in 0..<1_000 { try loop.execute { ran.add(1, ordering: .relaxed) } }
@@ -228,13 +234,8 @@ import Testing
     }
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
-    let release = DispatchSemaphore(value: 0)
-    let blocked = DispatchSemaphore(value: 0)
-    try loop.execute {
-      blocked.signal()
-      release.wait()
-    }
-    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+    // Hold the loop thread so that the requests below arrive as one batch.
+    let release = try holdLoopThread(loop)
     let victim = HandleBox()
     let fired = Atomic<Bool>(false)
     let a: TimerHandle = try {

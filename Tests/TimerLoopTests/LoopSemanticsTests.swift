@@ -10,6 +10,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func equalDeadlinesFireInSchedulingOrder(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<Int>()
     let deadline = harness.loop.now + .milliseconds(20)
     for i in [3, 1, 4, 1, 5, 9, 2, 6] {
@@ -22,6 +23,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func differentDeadlinesFireInDeadlineOrder(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<Int>()
     try harness.onLoop {
       // Scheduled inside one pass, so all are due together when the loop next looks.
@@ -36,6 +38,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func timerNeverFiresBeforeItsDeadline(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let earliness = EventLog<TimeAmount>()
     for us in stride(from: Int64(0), through: 20_000, by: 1_250) {
       let deadline = harness.loop.now + .microseconds(us)
@@ -51,6 +54,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func callbackCancellingASiblingDueInTheSamePassStopsIt(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<String>()
     let sibling = HandleBox()
     try harness.onLoop {
@@ -70,6 +74,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func zeroDelayTimerScheduledFromACallbackRunsInTheNextPass(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<String>()
     let deadline = harness.loop.now + .milliseconds(10)
     try harness.loop.schedule(at: deadline) { [loop = harness.loop] in
@@ -85,6 +90,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func zeroAndNegativeDelaysRunInTheNextPassInSchedulingOrder(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<Int>()
     try harness.onLoop {
       try harness.loop.schedule(after: .zero) { log.append(1) }
@@ -101,6 +107,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func pastDeadlinesRunInTheNextPassInDeadlineOrder(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<Int>()
     try harness.onLoop {
       let now = harness.loop.now
@@ -115,6 +122,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func repeatingTimerCanCancelItselfFromItsCallback(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let fires = Atomic<Int>(0)
     try harness.loop.scheduleRepeating(after: .milliseconds(2), every: .milliseconds(2)) { handle in
       if fires.add(1, ordering: .relaxed).newValue == 3 { handle.cancel() }
@@ -126,6 +134,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func oneShotCanRescheduleItselfFromItsCallback(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let log = EventLog<TimeAmount>()
     let box = HandleBox()
     let start = harness.loop.now
@@ -144,6 +153,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func cancelledTimerNeverFiresAndCancelIsIdempotent(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let fired = Atomic<Bool>(false)
     let handle = try harness.loop.schedule(after: .milliseconds(5)) {
       fired.store(true, ordering: .relaxed)
@@ -161,6 +171,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func cancelReleasesTheClosure(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     weak var weakCanary: Canary?
     let handle: TimerHandle = try {
       let canary = Canary()
@@ -176,6 +187,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func fireOfAOneShotReleasesItsClosure(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     weak var weakCanary: Canary?
     try {
       let canary = Canary()
@@ -190,6 +202,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func hugeDelaysNeverFireAndNeverTrap(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let fired = Atomic<Int>(0)
     let delays: [TimeAmount] = [
       try TimeAmount(seconds: .infinity), try TimeAmount(seconds: 1e300),
@@ -210,6 +223,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func schedulingAfterShutdownThrowsAndReleasesTheClosure(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     harness.loop.shutdown()
     weak var weakCanary: Canary?
     #expect(throws: TimerLoopError.shutdown) {
@@ -228,6 +242,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func shutdownReleasesEveryPendingClosure(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     weak var weakOneShot: Canary?
     weak var weakRepeating: Canary?
     let handle: TimerHandle = try {
@@ -249,6 +264,7 @@ import Testing
   @Test(arguments: LoopKind.allCases)
   func closuresRunOnTheLoopThreadOneAtATime(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
     let running = Atomic<Int>(0)
     let overlaps = Atomic<Int>(0)
     let offLoop = Atomic<Int>(0)

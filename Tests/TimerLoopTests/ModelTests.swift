@@ -79,6 +79,7 @@ import Testing
   /// Runs the operations on a `VirtualEventLoop`.
   static func runOnLoop(_ operations: [Operation]) throws -> [Call] {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let calls = EventLog<Call>()
     var handles: [Int: TimerHandle] = [:]

@@ -11,6 +11,7 @@ import Testing
     stallAtFiring stallIndex: Int? = nil, stall: TimeAmount = .zero, until end: TimeAmount
   ) throws -> [Double] {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let log = EventLog<Double>()
     try loop.scheduleRepeating(after: interval, every: interval, policy: policy) { _ in
@@ -43,6 +44,7 @@ import Testing
   @Test(arguments: [TimeAmount.zero, .nanoseconds(1), .nanoseconds(-1), .min])
   func repeatIntervalBelowTheMinimumIsRaisedTo100Microseconds(interval: TimeAmount) throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let log = EventLog<TimeAmount>()
     try loop.scheduleRepeating(after: .zero, every: interval) { _ in log.append(loop.now - start) }
@@ -52,6 +54,7 @@ import Testing
 
   @Test func reschedulingARepeatingTimerMovesItsGrid() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
     let start = loop.now
     let log = EventLog<TimeAmount>()
     let handle = try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10)) {

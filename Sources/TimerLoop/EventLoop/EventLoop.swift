@@ -42,6 +42,11 @@ extension EventLoop {
   /// Whether the caller is running on the loop's thread.
   public var inEventLoop: Bool { scheduler.inLoopThread }
 
+  /// How many timers are scheduled and have not ended (one-shots not yet
+  /// fired, repeating timers not cancelled), read on the loop thread; `nil`
+  /// elsewhere, where the loop's table cannot be read without racing it. O(1).
+  public var liveTimerCount: Int? { scheduler.liveTimerCount }
+
   /// Runs `task` on the loop's thread in its next pass, after the tasks
   /// queued before it. From another thread, wakes the loop (one eventfd
   /// write for a burst of calls). O(1) amortised.

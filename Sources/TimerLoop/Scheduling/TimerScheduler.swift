@@ -170,6 +170,12 @@ public final class TimerScheduler: @unchecked Sendable {
     return table.pointee.entries[Int(slot)].deadline
   }
 
+  /// Timers scheduled and not ended, on the loop thread; `nil` elsewhere.
+  var liveTimerCount: Int? {
+    guard inLoopThread else { return nil }
+    return table.pointee.entries.count - table.pointee.freeSlots.count
+  }
+
   /// What waits for the next pass: the earliest timer deadline (`nil` if no
   /// timer is queued) and whether tasks or requests are waiting. Loop thread only.
   var pendingWork: (earliestDeadline: Deadline?, hasTasks: Bool) {
