@@ -11,7 +11,10 @@ import Testing
 @Suite struct ModelTests {
   /// What a random sequence does, replayed identically on the loop and the model.
   enum Operation: CustomStringConvertible {
-    case oneShot(id: Int, delay: Int64, victim: Int?)
+    /// A one-shot whose callback may cancel `victim` and then schedule a new
+    /// one-shot `spawn` units later (spawned timers are numbered from 100,000
+    /// in the order they are made).
+    case oneShot(id: Int, delay: Int64, victim: Int?, spawn: Int64?)
     case repeating(id: Int, delay: Int64, interval: Int64, policy: RepeatPolicy)
     case cancel(id: Int)
     case reschedule(id: Int, delay: Int64)
@@ -21,8 +24,8 @@ import Testing
 
     var description: String {
       switch self {
-      case .oneShot(let id, let delay, let victim):
-        "oneShot(\(id), +\(delay)\(victim.map { ", cancels \($0)" } ?? ""))"
+      case .oneShot(let id, let delay, let victim, let spawn):
+        "oneShot(\(id), +\(delay)\(victim.map { ", cancels \($0)" } ?? "")\(spawn.map { ", spawns +\($0)" } ?? ""))"
       case .repeating(let id, let delay, let interval, let policy):
         "repeating(\(id), +\(delay), every \(interval), \(policy))"
       case .cancel(let id): "cancel(\(id))"
@@ -52,8 +55,9 @@ import Testing
       switch Int.random(in: 0..<10, using: &rng) {
       case 0..<3:
         let victim = Bool.random(using: &rng) ? existing : nil
+        let spawn: Int64? = Bool.random(using: &rng) ? .random(in: 0...3, using: &rng) : nil
         operations.append(
-          .oneShot(id: ids, delay: .random(in: -1...6, using: &rng), victim: victim))
+          .oneShot(id: ids, delay: .random(in: -1...6, using: &rng), victim: victim, spawn: spawn))
         ids += 1
       case 3:
         operations.append(
@@ -84,13 +88,23 @@ import Testing
     let calls = EventLog<Call>()
     var handles: [Int: TimerHandle] = [:]
     let shared = Locked<[Int: TimerHandle]>([:])
+    let spawned = Locked(0)
     let time: @Sendable () -> Int64 = { (loop.now - start).nanoseconds / unit }
     for operation in operations {
       switch operation {
-      case .oneShot(let id, let delay, let victim):
+      case .oneShot(let id, let delay, let victim, let spawn):
         handles[id] = try loop.schedule(after: .nanoseconds(delay * unit)) {
           calls.append(Call(id: id, time: time()))
           if let victim { shared.withLock { $0[victim] }?.cancel() }
+          if let spawn {
+            let child = spawned.withLock { count in
+              defer { count += 1 }
+              return 100_000 + count
+            }
+            _ = try? loop.schedule(after: .nanoseconds(spawn * unit)) {
+              calls.append(Call(id: child, time: time()))
+            }
+          }
         }
       case .repeating(let id, let delay, let interval, let policy):
         handles[id] = try loop.scheduleRepeating(
@@ -120,23 +134,25 @@ import Testing
       var interval: Int64?
       var policy: RepeatPolicy
       var victim: Int?
+      var spawn: Int64?
       var running = false  // a one-shot or fixed-delay timer between collection and return
     }
     var timers: [Int: Timer] = [:]
     var now: Int64 = 0
     var order = 0
     var calls: [Call] = []
+    var spawned = 0
     func nextOrder() -> Int {
       order += 1
       return order
     }
     for operation in operations {
       switch operation {
-      case .oneShot(let id, let delay, let victim):
+      case .oneShot(let id, let delay, let victim, let spawn):
         // A negative delay counts as zero.
         timers[id] = Timer(
           id: id, deadline: now + max(delay, 0), order: nextOrder(), interval: nil,
-          policy: .fixedRate, victim: victim)
+          policy: .fixedRate, victim: victim, spawn: spawn)
       case .repeating(let id, let delay, let interval, let policy):
         timers[id] = Timer(
           id: id, deadline: now + delay, order: nextOrder(), interval: interval, policy: policy)
@@ -177,6 +193,13 @@ import Testing
             if let victim = timer.victim {
               timers[victim] = nil
               pending.remove(victim)
+            }
+            if let spawn = timer.spawn {
+              let child = 100_000 + spawned
+              spawned += 1
+              timers[child] = Timer(
+                id: child, deadline: now + spawn, order: nextOrder(), interval: nil,
+                policy: .fixedRate)
             }
             guard timers[timer.id] != nil else { continue }
             if timer.interval == nil {
