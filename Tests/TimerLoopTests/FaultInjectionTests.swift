@@ -36,7 +36,10 @@ import Testing
     #expect(lateness >= .zero && lateness < .seconds(1))
   }
 
-  @Test(arguments: [("epoll_wait", ENOMEM), ("timerfd_settime", EINVAL), ("read(timerfd)", EIO)])
+  @Test(arguments: [
+    ("epoll_wait", ENOMEM), ("timerfd_settime", EINVAL), ("read(timerfd)", EIO),
+    ("eventfd_read", EIO),
+  ])
   func aFailingLoopCallStopsTheLoopAndSaysWhy(syscall: String, errno code: Int32) throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
@@ -46,16 +49,40 @@ import Testing
       weakCanary = canary
       try loop.schedule(after: .seconds(3600)) { _ = canary }
     }()
-    try loop.execute {
-      FaultInjection.inject([code], into: syscall)
-      // A near timer makes the loop arm, wait for and read its timerfd.
-      _ = try? loop.schedule(after: .milliseconds(5)) {}
-    }
+    try inject([code], into: syscall, on: loop)
+    // This request makes the loop read its eventfd; its near timer makes it
+    // arm, wait for and read its timerfd.
+    try? loop.execute { _ = try? loop.schedule(after: .milliseconds(5)) {} }
     #expect(
       loop.testsOnly_waitUntilStopped(timeout: .now() + .seconds(30)), "the loop kept running")
     #expect(loop.terminationError == SystemError(syscall: syscall, errno: code))
     #expect(weakCanary == nil, "a stopped loop still holds a closure")
     #expect(throws: TimerLoopError.shutdown) { try loop.execute {} }
+  }
+
+  /// A full eventfd counter makes the wake-up write fail with EAGAIN (a real
+  /// one, not injected): the loop is already due to wake, so the request is
+  /// not lost and nothing fails.
+  @Test func aWakeUpWriteToAFullEventfdIsNotAnError() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let release = DispatchSemaphore(value: 0)
+    let blocked = DispatchSemaphore(value: 0)
+    try loop.execute {
+      blocked.signal()
+      release.wait()
+    }
+    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+    // The loop is held inside a task, so nothing drains the counter meanwhile.
+    var counter: UInt64 = 0
+    _ = read(loop.testsOnly_eventFD, &counter, 8)  // empty it (it may hold an unread wake-up)
+    counter = 0xFFFF_FFFF_FFFF_FFFE  // the largest value an eventfd holds
+    #expect(write(loop.testsOnly_eventFD, &counter, 8) == 8)
+    let ran = DispatchSemaphore(value: 0)
+    try loop.execute { ran.signal() }  // its wake-up write meets EAGAIN
+    release.signal()
+    #expect(ran.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(loop.terminationError == nil)
   }
 
   @Test func aTimerfdReadThatFindsNothingIsNotAnError() throws {

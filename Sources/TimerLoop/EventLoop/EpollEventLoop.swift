@@ -80,6 +80,10 @@ public final class EpollEventLoop: EventLoop {
   /// The loop's timerfd, so a test can ask the kernel about it (`/proc/self/fdinfo`).
   var testsOnly_timerFD: CInt { selector.timerFD }
 
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// The loop's eventfd, so a test can fill its counter.
+  var testsOnly_eventFD: CInt { selector.eventFD }
+
   /// Why the loop stopped by itself: the system call that failed on its
   /// thread (`nil` if none did). ``run()`` also throws it to its caller; a
   /// loop started with ``startOnNewThread(name:leeway:)`` has only this.
