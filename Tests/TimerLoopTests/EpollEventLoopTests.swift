@@ -21,18 +21,6 @@ import Testing
     return try #require(result.withLock { $0 })
   }
 
-  /// Blocks the loop thread inside a task until the returned semaphore is signalled.
-  private func holdLoopThread(_ loop: EpollEventLoop) throws -> DispatchSemaphore {
-    let release = DispatchSemaphore(value: 0)
-    let blocked = DispatchSemaphore(value: 0)
-    try loop.execute {
-      blocked.signal()
-      release.wait()
-    }
-    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
-    return release
-  }
-
   @Test func timerfdIsArmedOnlyForTheEarliestDeadlineAndDisarmedWhenTheLastTimerIsCancelled() throws
   {
     let loop = try EpollEventLoop.startOnNewThread()
@@ -249,6 +237,33 @@ import Testing
     _ = try onLoop(loop) {}
     let victimFired = fired.load(ordering: .relaxed)
     #expect(!victimFired, "the deinit's cancel was lost")
+  }
+
+  /// What cancel() promises about a call already running: it is neither
+  /// interrupted nor waited for, and no call starts after it.
+  @Test func cancelDoesNotWaitForOrInterruptACallAlreadyRunning() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let entered = DispatchSemaphore(value: 0)
+    let finish = DispatchSemaphore(value: 0)
+    let calls = Atomic<Int>(0)
+    let finished = Atomic<Bool>(false)
+    let handle = try loop.scheduleRepeating(after: .zero, every: .milliseconds(1)) { _ in
+      guard calls.add(1, ordering: .relaxed).newValue == 1 else { return }
+      entered.signal()
+      finish.wait()
+      finished.store(true, ordering: .relaxed)
+    }
+    #expect(entered.wait(timeout: .now() + .seconds(30)) == .success)
+    handle.cancel()  // returns while the first call is still blocked in it
+    let finishedBeforeCancelReturned = finished.load(ordering: .relaxed)
+    #expect(!finishedBeforeCancelReturned)
+    finish.signal()
+    _ = try onLoop(loop) {}
+    _ = try onLoop(loop) {}
+    let ranToTheEnd = finished.load(ordering: .relaxed)
+    #expect(ranToTheEnd, "the running call was interrupted")
+    #expect(calls.load(ordering: .relaxed) == 1, "a call started after cancel() returned")
   }
 
   @Test func cancelFromAnotherThreadStopsARepeatingTimer() throws {

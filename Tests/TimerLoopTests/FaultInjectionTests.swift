@@ -66,14 +66,8 @@ import Testing
   @Test func aWakeUpWriteToAFullEventfdIsNotAnError() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
-    let release = DispatchSemaphore(value: 0)
-    let blocked = DispatchSemaphore(value: 0)
-    try loop.execute {
-      blocked.signal()
-      release.wait()
-    }
-    #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
     // The loop is held inside a task, so nothing drains the counter meanwhile.
+    let release = try holdLoopThread(loop)
     var counter: UInt64 = 0
     _ = read(loop.testsOnly_eventFD, &counter, 8)  // empty it (it may hold an unread wake-up)
     counter = 0xFFFF_FFFF_FFFF_FFFE  // the largest value an eventfd holds

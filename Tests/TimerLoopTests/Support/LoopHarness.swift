@@ -78,3 +78,16 @@ final class HandleBox: Sendable {
 
 /// An object whose lifetime tests watch through a weak reference.
 final class Canary: Sendable {}
+
+/// Blocks the loop's thread inside a task until the returned semaphore is
+/// signalled, so that work sent meanwhile arrives while the loop is busy.
+func holdLoopThread(_ loop: EpollEventLoop) throws -> DispatchSemaphore {
+  let release = DispatchSemaphore(value: 0)
+  let blocked = DispatchSemaphore(value: 0)
+  try loop.execute {
+    blocked.signal()
+    release.wait()
+  }
+  #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
+  return release
+}
