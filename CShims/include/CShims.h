@@ -47,7 +47,14 @@ static inline int CShims_epoll_wait(int epfd, struct epoll_event *events, int ma
 
 static inline int CShims_EPOLL_CLOEXEC(void) { return EPOLL_CLOEXEC; }
 static inline int CShims_EPOLL_CTL_ADD(void) { return EPOLL_CTL_ADD; }
+static inline int CShims_EPOLL_CTL_MOD(void) { return EPOLL_CTL_MOD; }
+static inline int CShims_EPOLL_CTL_DEL(void) { return EPOLL_CTL_DEL; }
 static inline uint32_t CShims_EPOLLIN(void) { return (uint32_t)EPOLLIN; }
+static inline uint32_t CShims_EPOLLOUT(void) { return (uint32_t)EPOLLOUT; }
+static inline uint32_t CShims_EPOLLERR(void) { return (uint32_t)EPOLLERR; }
+static inline uint32_t CShims_EPOLLHUP(void) { return (uint32_t)EPOLLHUP; }
+static inline uint32_t CShims_EPOLLRDHUP(void) { return (uint32_t)EPOLLRDHUP; }
+static inline uint32_t CShims_EPOLLET(void) { return (uint32_t)EPOLLET; }
 
 // MARK: - eventfd
 

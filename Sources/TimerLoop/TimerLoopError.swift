@@ -5,11 +5,15 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   case invalidInterval
   /// The loop has been shut down: it accepts no more timers or tasks.
   case shutdown
+  /// The call is for the loop's own thread (descriptor registration,
+  /// embedding) and came from another one.
+  case wrongThread
 
   public var description: String {
     switch self {
     case .invalidInterval: "invalid interval: NaN seconds"
     case .shutdown: "the event loop has been shut down"
+    case .wrongThread: "this call must be made on the event loop's own thread"
     }
   }
 }

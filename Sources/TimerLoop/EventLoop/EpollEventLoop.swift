@@ -22,7 +22,7 @@ import Synchronization
 /// ```
 public final class EpollEventLoop: EventLoop {
   public let scheduler: TimerScheduler
-  private let selector: Selector
+  let selector: Selector
   private let lifecycle = Locked(Lifecycle.idle)
   private let failure = Locked<SystemError?>(nil)
   /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
@@ -158,6 +158,7 @@ public final class EpollEventLoop: EventLoop {
   private func runningDidEnd() {
     scheduler.shutdown()
     scheduler.releaseTable()
+    selector.registry = DescriptorRegistry()  // drops every handler; closes nothing
     scheduler.loopThread.store(0, ordering: .relaxed)
     selector.close()
     lifecycle.withLock { $0 = .stopped }
@@ -186,6 +187,7 @@ public final class EpollEventLoop: EventLoop {
           try selector.arm(earliest, leeway: leeway, now: now)
         }
         try selector.wait(block: block)
+        dispatchReadyDescriptors()
       }
     } catch {
       // Recorded before the deferred shutdown, so whoever waits for the stop sees why.

@@ -20,6 +20,10 @@ final class Selector: @unchecked Sendable {
   /// The timerfd's period while it ticks periodically.
   private var armedPeriod: TimeAmount?
   private let events: UnsafeMutableBufferPointer<epoll_event>
+  /// Descriptors registered by users of the loop (``EpollEventLoop/register(_:for:mode:_:)``).
+  var registry = DescriptorRegistry()
+  /// Readiness of registered descriptors found by the last `wait`, for the loop to dispatch.
+  private(set) var ready: [(id: UInt64, readiness: Readiness)] = []
 
   init() throws(SystemError) {
     var opened: [CInt] = []
@@ -85,7 +89,12 @@ final class Selector: @unchecked Sendable {
   /// matter to it: every pass looks at both timers and requests.
   func wait(block: Bool) throws(SystemError) {
     let count = try Epoll.wait(epollFD, events, timeout: block ? -1 : 0)
+    ready.removeAll(keepingCapacity: true)
     for event in events[..<count] {
+      if DescriptorRegistry.isRegistration(event.data.u64) {
+        ready.append((event.data.u64, Readiness(epollEvents: event.events)))
+        continue
+      }
       switch CInt(truncatingIfNeeded: event.data.u64) {
       case timerFD:
         try TimerFD.drain(timerFD)
@@ -97,6 +106,42 @@ final class Selector: @unchecked Sendable {
         break
       }
     }
+  }
+
+  /// Watches `fd` and returns its registration id.
+  func register(
+    _ fd: CInt, interest: Readiness, mode: TriggerMode, handler: @escaping (Readiness) -> Void
+  ) throws(SystemError) -> UInt64 {
+    let id = registry.add(fd, interest: interest, mode: mode, handler: handler)
+    do {
+      try Epoll.control(
+        epollFD, CShims_EPOLL_CTL_ADD(), fd, events: interest.epollEvents(mode), data: id)
+    } catch {
+      _ = registry.remove(id)
+      throw error
+    }
+    return id
+  }
+
+  func setInterest(_ id: UInt64, _ interest: Readiness) throws(SystemError) {
+    guard let registration = registry.registration(id) else { return }
+    try Epoll.control(
+      epollFD, CShims_EPOLL_CTL_MOD(), registration.fd,
+      events: interest.epollEvents(registration.mode), data: id)
+    registry.setInterest(id, interest)
+  }
+
+  /// Stops watching; returns the handler for the caller to release.
+  func deregister(_ id: UInt64) -> ((Readiness) -> Void)? {
+    guard let registration = registry.registration(id) else { return nil }
+    do {
+      try Epoll.control(epollFD, CShims_EPOLL_CTL_DEL(), registration.fd, events: 0, data: 0)
+    } catch {
+      // EBADF: the descriptor was closed while registered, a programmer error
+      // (epoll may still report a duplicate of it). Caught in debug builds.
+      assert(error.errno != EBADF, "fd \(registration.fd) was closed while still registered")
+    }
+    return registry.remove(id)
   }
 
   func close() {

@@ -79,15 +79,23 @@ enum Epoll {
     try retryingOnInterrupt("epoll_create1") { CShims_epoll_create1(CShims_EPOLL_CLOEXEC()) }
   }
 
-  /// Watches `fd` for readability, tagging its events with `fd` itself.
-  /// The corresponding C function is `epoll_ctl` with `EPOLL_CTL_ADD`.
-  static func addReadable(_ epollFD: CInt, _ fd: CInt) throws(SystemError) {
+  /// Adds, changes (`EPOLL_CTL_MOD`) or removes (`EPOLL_CTL_DEL`) the watch on
+  /// `fd`: `events` is the epoll mask, `data` comes back with each event.
+  /// The corresponding C function is `epoll_ctl`.
+  static func control(
+    _ epollFD: CInt, _ operation: CInt, _ fd: CInt, events: UInt32, data: UInt64
+  ) throws(SystemError) {
     var event = epoll_event()
-    event.events = CShims_EPOLLIN()
-    event.data.u64 = UInt64(UInt32(bitPattern: fd))
-    _ = try retryingOnInterrupt("epoll_ctl") {
-      CShims_epoll_ctl(epollFD, CShims_EPOLL_CTL_ADD(), fd, &event)
-    }
+    event.events = events
+    event.data.u64 = data
+    _ = try retryingOnInterrupt("epoll_ctl") { CShims_epoll_ctl(epollFD, operation, fd, &event) }
+  }
+
+  /// Watches `fd` for readability, tagging its events with `fd` itself.
+  static func addReadable(_ epollFD: CInt, _ fd: CInt) throws(SystemError) {
+    try control(
+      epollFD, CShims_EPOLL_CTL_ADD(), fd, events: CShims_EPOLLIN(),
+      data: UInt64(UInt32(bitPattern: fd)))
   }
 
   /// Waits for events: `timeout` is 0 to poll or -1 to block (the loop never

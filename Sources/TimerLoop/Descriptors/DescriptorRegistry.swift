@@ -1,0 +1,77 @@
+import CShims
+import Glibc
+
+/// The file descriptors a loop watches for readiness, and their handlers.
+/// Owned by the loop's ``Selector`` and touched only on the loop thread.
+///
+/// A registration is named by `1 << 63 | generation << 32 | index`, the value
+/// epoll hands back with each event (the loop's own timerfd and eventfd use
+/// their descriptor numbers, which never have the top bit set). A slot's
+/// generation changes when it is freed, so an event still pending in the batch
+/// `epoll_wait` returned for a registration removed since (by an earlier
+/// handler of the same batch) names no live registration and is dropped.
+struct DescriptorRegistry {
+  struct Registration {
+    var fd: CInt = -1
+    var generation: UInt32 = 0
+    var interest: Readiness = []
+    var mode = TriggerMode.level
+    var handler: ((Readiness) -> Void)?
+  }
+
+  private static let registrationBit: UInt64 = 1 << 63
+  private var registrations: [Registration] = []
+  private var freeIndices: [UInt32] = []
+
+  static func isRegistration(_ data: UInt64) -> Bool { data & registrationBit != 0 }
+
+  private static func decode(_ id: UInt64) -> (index: Int, generation: UInt32) {
+    (Int(UInt32(truncatingIfNeeded: id)), UInt32(truncatingIfNeeded: id >> 32) & 0x7FFF_FFFF)
+  }
+
+  /// Adds `fd` with its handler; returns its id. The caller then tells epoll.
+  mutating func add(
+    _ fd: CInt, interest: Readiness, mode: TriggerMode, handler: @escaping (Readiness) -> Void
+  ) -> UInt64 {
+    let index: UInt32
+    if let reused = freeIndices.popLast() {
+      index = reused
+    } else {
+      index = UInt32(registrations.count)
+      registrations.append(Registration())
+    }
+    registrations[Int(index)].fd = fd
+    registrations[Int(index)].interest = interest
+    registrations[Int(index)].mode = mode
+    registrations[Int(index)].handler = handler
+    let generation = registrations[Int(index)].generation & 0x7FFF_FFFF
+    return Self.registrationBit | UInt64(generation) << 32 | UInt64(index)
+  }
+
+  /// The live registration `id` names, if any.
+  func registration(_ id: UInt64) -> Registration? {
+    let (index, generation) = Self.decode(id)
+    guard index < registrations.count, registrations[index].handler != nil,
+      registrations[index].generation & 0x7FFF_FFFF == generation
+    else { return nil }
+    return registrations[index]
+  }
+
+  mutating func setInterest(_ id: UInt64, _ interest: Readiness) {
+    guard registration(id) != nil else { return }
+    registrations[Self.decode(id).index].interest = interest
+  }
+
+  /// Frees `id`'s slot and returns the handler, for the caller to release
+  /// once it is done with the registry.
+  mutating func remove(_ id: UInt64) -> ((Readiness) -> Void)? {
+    guard registration(id) != nil else { return nil }
+    let index = Self.decode(id).index
+    let handler = registrations[index].handler
+    registrations[index] = Registration(generation: registrations[index].generation &+ 1)
+    freeIndices.append(UInt32(index))
+    return handler
+  }
+
+  var count: Int { registrations.count - freeIndices.count }
+}
