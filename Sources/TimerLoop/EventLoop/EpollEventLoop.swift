@@ -23,13 +23,21 @@ import Synchronization
 public final class EpollEventLoop: EventLoop {
   public let scheduler: TimerScheduler
   let selector: Selector
-  private let lifecycle = Locked(Lifecycle.idle)
+  let lifecycle = Locked(Lifecycle.idle)
   private let failure = Locked<SystemError?>(nil)
+  /// ``nextDeadline`` of an embedded loop, in monotonic nanoseconds (`Int64.max`: none).
+  let embeddedDeadline = Atomic<Int64>(.max)
   /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
   private let running = DispatchGroup()
 
-  private enum Lifecycle {
-    case idle, running, stopped
+  enum Lifecycle {
+    /// Created; no thread owns it yet.
+    case idle
+    /// ``run()`` owns it, on some thread.
+    case running
+    /// A host loop drives it with ``runOnce()``.
+    case embedded
+    case stopped
   }
 
   /// How late the loop may fire a timer so that timers due close together
@@ -56,11 +64,11 @@ public final class EpollEventLoop: EventLoop {
   }
 
   deinit {
-    // Only a loop that never ran gets here unstopped (a running loop is kept
-    // alive by its run()): it still owns closures and descriptors.
-    if lifecycle.withLock({ $0 }) == .idle {
+    // Only a loop that never ran, or an embedded one, gets here unstopped (a
+    // running loop is kept alive by its run()): it still owns closures and fds.
+    if lifecycle.withLock({ $0 }) != .stopped {
       scheduler.shutdown()
-      scheduler.releaseTable()
+      releaseState()
       selector.close()
     }
   }
@@ -157,8 +165,7 @@ public final class EpollEventLoop: EventLoop {
   /// wait for its own thread), or by the claimer if no thread ever ran it.
   private func runningDidEnd() {
     scheduler.shutdown()
-    scheduler.releaseTable()
-    selector.registry = DescriptorRegistry()  // drops every handler; closes nothing
+    releaseState()
     scheduler.loopThread.store(0, ordering: .relaxed)
     selector.close()
     lifecycle.withLock { $0 = .stopped }
@@ -206,15 +213,30 @@ public final class EpollEventLoop: EventLoop {
   /// Idempotent; later scheduling calls throw ``TimerLoopError/shutdown``.
   public func shutdown() {
     scheduler.shutdown()
-    let wasIdle = lifecycle.withLock { state in
-      defer { if state == .idle { state = .stopped } }
-      return state == .idle
+    // From a callback: the loop cleans up as its run() or runOnce() returns.
+    guard !inEventLoop else { return }
+    let state = lifecycle.withLock { state in
+      defer { if state == .idle || state == .embedded { state = .stopped } }
+      return state
     }
-    if wasIdle {
-      scheduler.releaseTable()  // no thread owns the table: it never ran
+    switch state {
+    case .idle, .embedded:
+      // No thread owns the loop's state now (an embedded loop is shut down
+      // from its host thread, between two runOnce() calls).
+      releaseState()
       selector.close()
-    } else if !inEventLoop {
+    case .running:
       running.wait()
+    case .stopped:
+      break
     }
   }
+
+  /// Releases every timer, task and descriptor handler; closes nothing. Call
+  /// on the thread that owns the loop's state, or when none does.
+  func releaseState() {
+    scheduler.releaseTable()
+    selector.registry = DescriptorRegistry()
+  }
+
 }

@@ -1,0 +1,82 @@
+import Glibc
+import Synchronization
+
+/// Driving the loop from a host loop of the program's own, on the host's
+/// thread, the way libuv offers `uv_backend_fd`, `uv_backend_timeout` and
+/// `uv_run(UV_RUN_NOWAIT)`, and libev its embed watcher: no second thread.
+///
+/// The host watches ``EpollEventLoop/backendDescriptor`` for readability
+/// (with `poll`, `select` or its own epoll) and calls
+/// ``EpollEventLoop/runOnce()`` whenever it is readable. The loop keeps its
+/// timerfd armed for its next deadline and writes its eventfd for work it
+/// must do at once, so the descriptor alone says when to call; a host that
+/// prefers a timeout can use ``EpollEventLoop/nextDeadline`` instead.
+extension EpollEventLoop {
+  /// The loop's epoll descriptor: readable whenever ``runOnce()`` has work,
+  /// a timer due, a request from another thread, a registered descriptor
+  /// ready. Watch it for readability only; do not read it or close it.
+  public var backendDescriptor: CInt { selector.epollFD }
+
+  /// When the loop next needs ``runOnce()`` if its descriptor does not become
+  /// readable first: `nil` when no timer is pending, now or earlier when work
+  /// is waiting. Updated by each ``runOnce()``; monotonic clock.
+  public var nextDeadline: Deadline? {
+    let nanoseconds = embeddedDeadline.load(ordering: .acquiring)
+    return nanoseconds == .max ? nil : Deadline(uptimeNanoseconds: nanoseconds)
+  }
+
+  /// Runs, on the calling thread and without blocking, what is due now:
+  /// requests from other threads, tasks, due timers and ready descriptor
+  /// handlers, one pass of each, then re-arms the timerfd. During the call
+  /// the calling thread is the loop's thread (``EventLoop/inEventLoop``).
+  ///
+  /// Call it from one host thread at a time; shut an embedded loop down from
+  /// that thread too (or from one of its callbacks). Once any thread has
+  /// called ``run()``, ``runOnce()`` throws; and the other way round.
+  ///
+  /// - Throws: ``TimerLoopError/wrongThread`` if the loop runs with ``run()``,
+  ///   ``TimerLoopError/shutdown`` after shutdown, ``SystemError`` from the
+  ///   loop's own calls (the loop is shut down first, as in ``run()``).
+  public func runOnce() throws {
+    let state = lifecycle.withLock { state in
+      if state == .idle { state = .embedded }
+      return state
+    }
+    switch state {
+    case .idle, .embedded: break
+    case .running: throw TimerLoopError.wrongThread
+    case .stopped: throw TimerLoopError.shutdown
+    }
+    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    let previous = CurrentLoop.set(self)
+    defer {
+      CurrentLoop.restore(previous)
+      if scheduler.isShutdown {
+        releaseState()
+        lifecycle.withLock { $0 = .stopped }
+        selector.close()
+      }
+      scheduler.loopThread.store(0, ordering: .relaxed)
+    }
+    do throws(SystemError) {
+      try selector.wait(block: false)
+      dispatchReadyDescriptors()
+      var buffers = TimerScheduler.PassBuffers()
+      scheduler.runPass(now: .now(), buffers: &buffers)
+      guard !scheduler.isShutdown else { return }
+      let (earliest, hasTasks) = scheduler.pendingWork
+      let now = Deadline.now()
+      if hasTasks || earliest.map({ $0 <= now }) == true {
+        // Work for the very next call: make the descriptor readable now.
+        try EventFD.signal(selector.eventFD)
+        embeddedDeadline.store(now.uptimeNanoseconds, ordering: .releasing)
+      } else {
+        try selector.arm(earliest, leeway: leeway, now: now)
+        embeddedDeadline.store(earliest?.uptimeNanoseconds ?? .max, ordering: .releasing)
+      }
+    } catch {
+      scheduler.shutdown()
+      throw error
+    }
+  }
+}
