@@ -1,0 +1,65 @@
+import Glibc
+import Synchronization
+
+/// A fixed set of ``EpollEventLoop``s, each on a thread of its own: one per
+/// core by default, for a server that spreads its connections over the cores
+/// (SwiftNIO's `MultiThreadedEventLoopGroup`).
+///
+/// ```swift
+/// let group = try EventLoopGroup()
+/// let loop = group.next()          // round-robin, from any thread
+/// try loop.schedule(after: .seconds(30)) { ... }
+/// group.shutdown()                 // every loop, waiting for each to stop
+/// ```
+public final class EventLoopGroup: Sendable {
+  /// The loops, in creation order. Each runs on its own thread until ``shutdown()``.
+  public let loops: [EpollEventLoop]
+  private let nextIndex = Atomic<Int>(0)
+
+  /// Starts `count` loops (at least one), each on a new thread named
+  /// `TimerLoop-<n>`, with `leeway` (see ``EpollEventLoop/init(leeway:)``).
+  ///
+  /// - Parameter count: how many loops; by default the number of online
+  ///   cores (`sysconf(_SC_NPROCESSORS_ONLN)`).
+  /// - Throws: ``SystemError`` if a loop cannot be started; the loops
+  ///   already started are shut down first.
+  public init(
+    count: Int = EventLoopGroup.coreCount, leeway: TimeAmount = EpollEventLoop.defaultLeeway
+  ) throws(SystemError) {
+    var loops: [EpollEventLoop] = []
+    do {
+      for index in 0..<max(count, 1) {
+        loops.append(
+          try EpollEventLoop.startOnNewThread(name: "TimerLoop-\(index)", leeway: leeway))
+      }
+    } catch {
+      for loop in loops { loop.shutdown() }
+      throw error
+    }
+    self.loops = loops
+  }
+
+  /// The number of online cores, at least 1.
+  public static var coreCount: Int { max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1) }
+
+  /// The next loop in round-robin order. Safe from any thread; O(1), one atomic add.
+  public func next() -> EpollEventLoop {
+    loops[nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+  }
+
+  /// The group's loop running on the calling thread (inside one of its
+  /// closures or handlers), or `nil`.
+  public var current: EpollEventLoop? {
+    guard let loop = EpollEventLoop.current, loops.contains(where: { $0 === loop }) else {
+      return nil
+    }
+    return loop
+  }
+
+  /// Shuts every loop down (see ``EpollEventLoop/shutdown()``): pending timers
+  /// and tasks are released, and, from a thread outside the group, the call
+  /// returns once every loop has stopped. Idempotent.
+  public func shutdown() {
+    for loop in loops { loop.shutdown() }
+  }
+}
