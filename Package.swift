@@ -7,6 +7,7 @@ let package = Package(
     .library(name: "TimerLoop", targets: ["TimerLoop"]),
     .library(name: "BlockTimers", targets: ["BlockTimers"]),
     .executable(name: "timerloop-bench", targets: ["timerloop-bench"]),
+    .executable(name: "keepalive-server", targets: ["keepalive-server"]),
   ],
   targets: [
     .target(
@@ -30,6 +31,10 @@ let package = Package(
     .executableTarget(
       name: "timerloop-bench",
       dependencies: ["TimerLoop", "CAllocationCounter"]
+    ),
+    .executableTarget(
+      name: "keepalive-server",
+      dependencies: ["TimerLoop"]
     ),
     .testTarget(
       name: "TimerLoopTests",

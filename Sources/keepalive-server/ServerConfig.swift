@@ -1,0 +1,54 @@
+import TimerLoop
+
+/// The server's settings, from the command line.
+struct ServerConfig {
+  var port: UInt16 = 8080
+  var loops = EventLoopGroup.coreCount
+  /// A connection with no complete request for this long is closed.
+  var idleTimeout = TimeAmount.seconds(5)
+  /// A request whose header has started must be complete within this long
+  /// (the slowloris defence).
+  var requestDeadline = TimeAmount.seconds(2)
+  /// Stop after this long; `nil` runs until killed.
+  var duration: TimeAmount?
+
+  static let usage = """
+    usage: keepalive-server [--port N] [--loops N] [--idle-timeout S] [--request-deadline S]
+                            [--duration S]
+    An HTTP/1.1 keep-alive server on 127.0.0.1 that answers every request with a
+    fixed 200, on one TimerLoop event loop per core with SO_REUSEPORT listeners.
+    Every connection has an idle timeout (re-armed on every request) and a request
+    deadline. Prints one line of counters a second on standard output.
+    """
+
+  init(arguments: [String]) throws {
+    var remaining = arguments[...]
+    while let flag = remaining.popFirst() {
+      guard let value = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+      switch flag {
+      case "--port":
+        guard let port = UInt16(value) else { throw UsageError("bad port '\(value)'") }
+        self.port = port
+      case "--loops":
+        guard let loops = Int(value), loops > 0 else {
+          throw UsageError("bad loop count '\(value)'")
+        }
+        self.loops = loops
+      case "--idle-timeout": idleTimeout = try Self.seconds(value)
+      case "--request-deadline": requestDeadline = try Self.seconds(value)
+      case "--duration": duration = try Self.seconds(value)
+      default: throw UsageError("unknown option '\(flag)'")
+      }
+    }
+  }
+
+  private static func seconds(_ text: String) throws -> TimeAmount {
+    guard let seconds = Double(text), seconds > 0 else { throw UsageError("bad seconds '\(text)'") }
+    return try TimeAmount(seconds: seconds)
+  }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
