@@ -52,14 +52,16 @@ final class Selector: @unchecked Sendable {
   /// no later than `earliest + leeway` (`nil` or ``Deadline/distantFuture``
   /// disarms it). `now` is the loop's current time.
   ///
-  /// Costs a system call only when the armed wake-up falls outside that
-  /// window. While timers come due within a few leeways of each other the
+  /// A new arming is for `earliest` itself, so a timer on its own fires on
+  /// time, and costs a system call only when the armed wake-up falls outside
+  /// the window. While timers come due within a few leeways of each other the
   /// timerfd ticks periodically, every `leeway`: any window of that length
   /// holds a tick, so the loop needs no re-arming at all, and each wake-up
-  /// serves every timer due within the leeway. (`timerfd_settime` for a
-  /// deadline microseconds away costs ~14 µs on the VMs this was measured on:
-  /// the peer measurements for this project.) When the next deadline is further away the
-  /// timerfd goes back to a single expiry, so an idle loop does not tick.
+  /// serves every timer due since the last one. (A wake-up costs a context
+  /// switch, tens of microseconds on a VM, and `timerfd_settime` for a
+  /// deadline microseconds away ~14 µs on the machines this was measured on.)
+  /// When the next deadline is further away the timerfd goes back to a single
+  /// expiry, so an idle loop does not tick.
   func arm(_ earliest: Deadline?, leeway: TimeAmount, now: Deadline) throws(SystemError) {
     guard let earliest, earliest != .distantFuture else {
       if armedDeadline != nil { try setTime(nil, period: nil) }
@@ -75,7 +77,9 @@ final class Selector: @unchecked Sendable {
     if armedPeriod == nil && !dense, let armed = armedDeadline, armed >= earliest, armed <= latest {
       return
     }
-    try setTime(latest, period: dense ? leeway : nil)
+    // Armed for the deadline itself: a timer on its own fires on time; only
+    // timers due close together wait, at most one leeway, for a shared tick.
+    try setTime(earliest, period: dense ? leeway : nil)
   }
 
   private func setTime(_ deadline: Deadline?, period: TimeAmount?) throws(SystemError) {
