@@ -17,6 +17,10 @@ final class Connection: @unchecked Sendable {
   private static let endOfHeader = Array("\r\n\r\n".utf8)
   /// A header longer than this is not a request we serve.
   private static let maximumHeader = 16 * 1024
+  /// Reads of 4 KiB per wake-up, at most (SwiftNIO's `maxMessagesPerRead`).
+  private static let readsPerWakeUp = 16
+  /// Pending output beyond which the connection stops reading.
+  private static let outputHighWater = 64 * 1024
 
   private let fd: CInt
   private let loop: EpollEventLoop
@@ -52,18 +56,24 @@ final class Connection: @unchecked Sendable {
     if readiness.contains(.hangUp) && !closed { close(.peer) }
   }
 
+  /// Reads what is available, up to a budget per wake-up so that one busy
+  /// client cannot hold the loop thread (level-triggered readiness brings the
+  /// rest on the next wake-up), then serves every complete request.
   private func readAvailable() {
     var chunk = [UInt8](repeating: 0, count: 4096)
     var endOfStream = false
-    while !closed && !endOfStream {
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    for _ in 0..<Self.readsPerWakeUp where !closed && !endOfStream {
+      let (count, code) = chunk.withUnsafeMutableBytes { buffer in
+        let count = read(fd, buffer.baseAddress, buffer.count)
+        return (count, errno)
+      }
       if count > 0 {
         input.append(contentsOf: chunk[..<count])
       } else if count == 0 {
         endOfStream = true  // the peer closed or half-closed: answer what came, then close
-      } else if errno == EAGAIN {
+      } else if code == EAGAIN {
         break
-      } else if errno != EINTR {
+      } else if code != EINTR {
         close(.peer)  // reset or error
       }
     }
@@ -73,8 +83,10 @@ final class Connection: @unchecked Sendable {
   }
 
   private func serveCompleteRequests() {
-    while let end = input.firstRange(of: Self.endOfHeader) {
-      input.removeSubrange(..<end.upperBound)
+    // One pass from a moving start, one compaction at the end: linear in the input.
+    var start = input.startIndex
+    while let end = input[start...].firstRange(of: Self.endOfHeader) {
+      start = end.upperBound
       output.append(contentsOf: Self.response)
       stats.requests.add(1, ordering: .relaxed)
       // The idle timeout restarts with every request: the pattern under test.
@@ -84,8 +96,9 @@ final class Connection: @unchecked Sendable {
       requestTimer?.cancel()
       requestTimer = nil
     }
+    input.removeSubrange(..<start)
     if input.count > Self.maximumHeader {
-      close(.peer)
+      close(.peer)  // not a request we serve
       return
     }
     if !input.isEmpty && requestTimer == nil {
@@ -97,20 +110,28 @@ final class Connection: @unchecked Sendable {
     flush()
   }
 
-  /// Writes what is pending; waits for writability if the socket is full.
+  /// Writes what is pending. While the socket is full it waits for
+  /// writability, and while more than `outputHighWater` bytes wait it stops
+  /// reading: a client that sends without reading cannot grow our memory.
   private func flush() {
     while !output.isEmpty && !closed {
-      let written = output.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      let (written, code) = output.withUnsafeBytes { buffer in
+        let written = write(fd, buffer.baseAddress, buffer.count)
+        return (written, errno)
+      }
       if written > 0 {
         output.removeFirst(written)
-      } else if errno == EAGAIN {
+      } else if code == EAGAIN {
         break
-      } else if errno != EINTR {
+      } else if code != EINTR {
         close(.peer)
       }
     }
     guard !closed else { return }
-    try? registration?.setInterest(output.isEmpty ? .readable : [.readable, .writable])
+    let interest: Readiness =
+      output.isEmpty
+      ? .readable : output.count > Self.outputHighWater ? .writable : [.readable, .writable]
+    try? registration?.setInterest(interest)
   }
 
   private func close(_ reason: CloseReason) {

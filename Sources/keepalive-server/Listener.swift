@@ -62,7 +62,7 @@ final class Listener: @unchecked Sendable {
         }
         continue
       }
-      switch errno {
+      switch errno {  // read at once: nothing between accept and here sets it
       case EINTR, ECONNABORTED:
         continue
       case EMFILE, ENFILE, ENOBUFS, ENOMEM:

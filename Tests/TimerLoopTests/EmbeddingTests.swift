@@ -84,6 +84,32 @@ import Testing
     #expect(handlerRan)
   }
 
+  /// shutdown() from another thread during a runOnce() only marks the loop;
+  /// the runOnce() releases everything and closes the descriptors, once.
+  @Test func shutdownFromAnotherThreadDuringRunOnceIsHandledByTheRunOnce() throws {
+    let loop = try EpollEventLoop()
+    let inCallback = DispatchSemaphore(value: 0)
+    let shutDown = DispatchSemaphore(value: 0)
+    weak var weakCanary: Canary?
+    try {
+      let canary = Canary()
+      weakCanary = canary
+      try loop.schedule(after: .seconds(3600)) { _ = canary }
+    }()
+    try loop.execute {
+      inCallback.signal()
+      _ = shutDown.wait(timeout: .now() + .seconds(30))
+    }
+    DispatchQueue.global().async {
+      _ = inCallback.wait(timeout: .now() + .seconds(30))
+      loop.shutdown()  // must neither wait for this runOnce nor touch its state
+      shutDown.signal()
+    }
+    try loop.runOnce()
+    #expect(weakCanary == nil)
+    #expect(throws: TimerLoopError.shutdown) { try loop.runOnce() }
+  }
+
   @Test func anEmbeddedLoopCannotAlsoRunAndStopsForGoodOnShutdown() throws {
     let loop = try EpollEventLoop()
     try loop.runOnce()

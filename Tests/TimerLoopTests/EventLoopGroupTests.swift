@@ -61,6 +61,34 @@ import Testing
     group.shutdown()  // idempotent
   }
 
+  /// Two loops of a group shutting the group down at the same moment must
+  /// not wait for each other.
+  @Test func shutdownFromTwoOfItsOwnLoopsAtOnceDoesNotDeadlock() throws {
+    let group = try EventLoopGroup(count: 2)
+    let start = DispatchSemaphore(value: 0)
+    let entered = DispatchSemaphore(value: 0)
+    let returned = DispatchGroup()
+    for loop in group.loops {
+      returned.enter()
+      try loop.execute {
+        entered.signal()
+        start.wait()
+        group.shutdown()
+        returned.leave()
+      }
+    }
+    // Both tasks are running before either shuts the group down (a task not
+    // yet started would be dropped by the shutdown, as designed).
+    for _ in group.loops { #expect(entered.wait(timeout: .now() + .seconds(30)) == .success) }
+    start.signal()
+    start.signal()
+    #expect(returned.wait(timeout: .now() + .seconds(30)) == .success, "deadlocked")
+    group.shutdown()  // from outside: waits for both to stop
+    for loop in group.loops {
+      #expect(throws: TimerLoopError.shutdown) { try loop.execute {} }
+    }
+  }
+
   @Test func aGroupHasAtLeastOneLoop() throws {
     let group = try EventLoopGroup(count: 0)
     defer { group.shutdown() }

@@ -7,10 +7,17 @@ extension EpollEventLoop {
   /// one at a time like every closure of the loop.
   ///
   /// Loop thread only (from a timer, task or handler of this loop). The loop
-  /// does not own `fd`: deregister it before closing it; closing a descriptor
-  /// that is still registered is a programmer error that debug builds catch
-  /// at ``DescriptorRegistration/deregister()``. Shutting the loop down drops
-  /// every registration (and releases the handlers) without closing anything.
+  /// does not own `fd`: deregister it before closing it. Closing a descriptor
+  /// that is still registered is a programmer error: debug builds catch it at
+  /// ``DescriptorRegistration/deregister()`` while the number is unused, but
+  /// once the number is reused by a new descriptor that is registered too,
+  /// the stale deregistration removes the new one (epoll knows descriptors by
+  /// number). Shutting the loop down drops every registration (and releases
+  /// the handlers) without closing anything.
+  ///
+  /// Level-triggered readiness stays reported while it holds: after the peer
+  /// closes, ``Readiness/readable`` (end of stream) and ``Readiness/hangUp``
+  /// keep coming until the handler deregisters or closes.
   ///
   /// - Parameters:
   ///   - mode: ``TriggerMode/level`` (default) or ``TriggerMode/edge``.

@@ -3,7 +3,9 @@ import CShims
 /// What a registered file descriptor is ready for, or what a registration
 /// waits for: the loop's view of `epoll`'s event mask.
 public struct Readiness: OptionSet, Hashable, Sendable {
+  /// One bit per kind of readiness.
   public let rawValue: UInt8
+  /// The readiness whose bits are `rawValue`.
   public init(rawValue: UInt8) { self.rawValue = rawValue }
 
   /// Data can be read, or the peer has closed (`EPOLLIN`, `EPOLLRDHUP`).

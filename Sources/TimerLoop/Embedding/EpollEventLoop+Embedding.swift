@@ -30,30 +30,37 @@ extension EpollEventLoop {
   /// handlers, one pass of each, then re-arms the timerfd. During the call
   /// the calling thread is the loop's thread (``EventLoop/inEventLoop``).
   ///
-  /// Call it from one host thread at a time; shut an embedded loop down from
-  /// that thread too (or from one of its callbacks). Once any thread has
-  /// called ``run()``, ``runOnce()`` throws; and the other way round.
+  /// Call it from one host thread at a time (a concurrent call throws
+  /// ``TimerLoopError/wrongThread``). ``shutdown()`` is safe from any thread:
+  /// during a ``runOnce()`` it only marks the loop, and that call releases
+  /// everything as it returns. Once any thread has called ``run()``,
+  /// ``runOnce()`` throws; and the other way round.
   ///
   /// - Throws: ``TimerLoopError/wrongThread`` if the loop runs with ``run()``,
   ///   ``TimerLoopError/shutdown`` after shutdown, ``SystemError`` from the
   ///   loop's own calls (the loop is shut down first, as in ``run()``).
   public func runOnce() throws {
     let state = lifecycle.withLock { state in
-      if state == .idle { state = .embedded }
+      defer { if state == .idle || state == .embedded { state = .embeddedRunning } }
       return state
     }
     switch state {
     case .idle, .embedded: break
-    case .running: throw TimerLoopError.wrongThread
+    case .running, .embeddedRunning: throw TimerLoopError.wrongThread
     case .stopped: throw TimerLoopError.shutdown
     }
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     let previous = CurrentLoop.set(self)
     defer {
       CurrentLoop.restore(previous)
-      if scheduler.isShutdown {
+      // A shutdown() meanwhile, from a callback or another thread, only marked
+      // the loop: the state is released here, by the thread that owns it.
+      let stopping = lifecycle.withLock { state in
+        state = scheduler.isShutdown ? .stopped : .embedded
+        return state == .stopped
+      }
+      if stopping {
         releaseState()
-        lifecycle.withLock { $0 = .stopped }
         selector.close()
       }
       scheduler.loopThread.store(0, ordering: .relaxed)

@@ -21,6 +21,7 @@ import Synchronization
 /// loop.shutdown()
 /// ```
 public final class EpollEventLoop: EventLoop {
+  /// The loop's timer state (``EventLoop/scheduler``); use the methods of ``EventLoop``.
   public let scheduler: TimerScheduler
   let selector: Selector
   let lifecycle = Locked(Lifecycle.idle)
@@ -35,8 +36,10 @@ public final class EpollEventLoop: EventLoop {
     case idle
     /// ``run()`` owns it, on some thread.
     case running
-    /// A host loop drives it with ``runOnce()``.
+    /// A host loop drives it with ``runOnce()``, which is not running now.
     case embedded
+    /// A ``runOnce()`` is running.
+    case embeddedRunning
     case stopped
   }
 
@@ -211,8 +214,10 @@ public final class EpollEventLoop: EventLoop {
   /// and task closure (their deadlines are not waited for) and closes the three
   /// descriptors as ``run()`` returns.
   ///
-  /// Called from another thread, it returns after ``run()`` has returned, so
-  /// no closure of this loop runs after that. Called from a closure on the
+  /// Called from a thread that runs no loop, it returns after ``run()`` has
+  /// returned, so no closure of this loop runs after that; called from
+  /// another loop's thread it does not wait (two loops waiting for each other
+  /// would deadlock). Called from a closure on the
   /// loop thread, it returns at once and the loop stops after that closure.
   /// Idempotent; later scheduling calls throw ``TimerLoopError/shutdown``.
   public func shutdown() {
@@ -225,13 +230,15 @@ public final class EpollEventLoop: EventLoop {
     }
     switch state {
     case .idle, .embedded:
-      // No thread owns the loop's state now (an embedded loop is shut down
-      // from its host thread, between two runOnce() calls).
+      // No thread owns the loop's state now.
       releaseState()
       selector.close()
-    case .running:
+    case .running where CurrentLoop.get() == nil:
       running.wait()
-    case .stopped:
+    case .running, .embeddedRunning, .stopped:
+      // Called on another loop's thread: waiting could deadlock two loops that
+      // shut each other down (a group shut down from inside), so it does not.
+      // A runOnce() in progress cleans up as it returns.
       break
     }
   }

@@ -57,8 +57,10 @@ public final class EventLoopGroup: Sendable {
   }
 
   /// Shuts every loop down (see ``EpollEventLoop/shutdown()``): pending timers
-  /// and tasks are released, and, from a thread outside the group, the call
-  /// returns once every loop has stopped. Idempotent.
+  /// and tasks are released. From a thread that runs no loop, the call returns
+  /// once every loop has stopped; from one of the group's loops (or any other
+  /// loop) it does not wait, so loops shutting the group down at the same
+  /// time cannot deadlock. Idempotent.
   public func shutdown() {
     for loop in loops { loop.shutdown() }
   }

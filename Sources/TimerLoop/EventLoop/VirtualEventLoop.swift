@@ -21,6 +21,7 @@ import Glibc
 /// Scheduling and cancelling from other threads is safe, as on any loop; such
 /// calls take effect when the loop next runs.
 public final class VirtualEventLoop: EventLoop {
+  /// The loop's timer state (``EventLoop/scheduler``); use the methods of ``EventLoop``.
   public let scheduler: TimerScheduler
   private let clock: VirtualClock
 
