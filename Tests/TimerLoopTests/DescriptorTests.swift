@@ -20,20 +20,6 @@ import Testing
     _ = Glibc.write(fd, &byte, 1)
   }
 
-  /// Runs `body` on the loop and waits for it; its errors are rethrown here.
-  private func onLoop(_ loop: EpollEventLoop, _ body: @escaping @Sendable () throws -> Void)
-    throws
-  {
-    let done = DispatchSemaphore(value: 0)
-    let failure = Locked<(any Error)?>(nil)
-    try loop.execute {
-      do { try body() } catch { failure.withLock { $0 = error } }
-      done.signal()
-    }
-    #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
-    if let error = failure.withLock({ $0 }) { throw error }
-  }
-
   @Test func aReadableDescriptorCallsItsHandlerOnTheLoopThread() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }

@@ -7,20 +7,6 @@ import Testing
 
 /// Behaviour only the real loop has: threads, the timerfd, the eventfd.
 @Suite struct EpollEventLoopTests {
-  /// Runs `body` on the loop thread and returns its result.
-  private func onLoop<T: Sendable>(_ loop: EpollEventLoop, _ body: @escaping @Sendable () -> T)
-    throws -> T
-  {
-    let result = Locked<T?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    try loop.execute {
-      result.withLock { $0 = body() }
-      done.signal()
-    }
-    #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
-    return try #require(result.withLock { $0 })
-  }
-
   @Test func timerfdIsArmedOnlyForTheEarliestDeadlineAndDisarmedWhenTheLastTimerIsCancelled() throws
   {
     let loop = try EpollEventLoop.startOnNewThread()

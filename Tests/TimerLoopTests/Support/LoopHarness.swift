@@ -48,15 +48,7 @@ final class LoopHarness: Sendable {
   /// Runs `body` on the loop thread and waits for it, so that a test can set
   /// up several timers inside one pass.
   func onLoop(_ body: @escaping @Sendable () throws -> Void) throws {
-    let done = DispatchSemaphore(value: 0)
-    let failure = Locked<(any Error)?>(nil)
-    try loop.execute {
-      do { try body() } catch { failure.withLock { $0 = error } }
-      done.signal()
-    }
-    if let virtual = loop as? VirtualEventLoop { virtual.run() }
-    #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
-    if let error = failure.withLock({ $0 }) { throw error }
+    try TimerLoopTests.onLoop(loop, body)
   }
 }
 
@@ -90,4 +82,21 @@ func holdLoopThread(_ loop: EpollEventLoop) throws -> DispatchSemaphore {
   }
   #expect(blocked.wait(timeout: .now() + .seconds(30)) == .success)
   return release
+}
+
+/// Runs `body` on `loop`'s thread (a virtual loop is run on this one), waits
+/// for it with a generous bound, and returns its result or rethrows its error.
+@discardableResult
+func onLoop<T: Sendable>(_ loop: any EventLoop, _ body: @escaping @Sendable () throws -> T) throws
+  -> T
+{
+  let done = DispatchSemaphore(value: 0)
+  let outcome = Locked<Result<T, any Error>?>(nil)
+  try loop.execute {
+    outcome.withLock { $0 = Result { try body() } }
+    done.signal()
+  }
+  if let virtual = loop as? VirtualEventLoop { virtual.run() }
+  #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
+  return try #require(outcome.withLock { $0 }).get()
 }
