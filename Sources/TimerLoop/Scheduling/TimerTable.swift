@@ -15,20 +15,26 @@ struct TimerTable {
   mutating func insert(
     deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
   ) -> TimerID {
-    var entry = TimerEntry(
-      body: body, phase: .queued, policy: policy, generation: 0, deadline: deadline,
-      intervalNanoseconds: interval?.nanoseconds ?? 0)
+    // Built in place, not in a local: a local copy costs a retain and a
+    // release of the closure per timer.
+    let intervalNanoseconds = interval?.nanoseconds ?? 0
     let slot: UInt32
+    let generation: UInt32
     if let reused = freeSlots.popLast() {
       slot = reused
-      entry.generation = entries[Int(slot)].generation
-      entries[Int(slot)] = entry
+      generation = entries[Int(slot)].generation
+      entries[Int(slot)] = TimerEntry(
+        body: body, phase: .queued, policy: policy, generation: generation, deadline: deadline,
+        intervalNanoseconds: intervalNanoseconds)
     } else {
       precondition(entries.count < Int(UInt32.max), "more than 2^32 - 1 timers")
       slot = UInt32(entries.count)
-      entries.append(entry)
+      generation = 0
+      entries.append(
+        TimerEntry(
+          body: body, phase: .queued, policy: policy, generation: 0, deadline: deadline,
+          intervalNanoseconds: intervalNanoseconds))
     }
-    let generation = entry.generation
     queue.push(slot: slot, deadline: deadline)
     return .local(slot: slot, generation: generation)
   }
