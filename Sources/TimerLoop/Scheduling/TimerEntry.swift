@@ -20,8 +20,9 @@ struct TimerEntry {
   }
 
   // Declared largest-first with the one-byte fields together: Swift lays a
-  // struct out in declaration order, and this order packs an entry into 40
-  // bytes instead of 56 (a million timers is a table of 40 MB, not 56).
+  // struct out in declaration order, and this order packs an entry into 32
+  // bytes (a million timers is a table of 32 MB). The deadline is not here:
+  // the queue keeps it (`TimerQueue.deadline(of:)`), one copy, not two.
   var body: TimerBody?
   var phase = Phase.free
   /// Set when the dispatch pass collects the timer, cleared when its call
@@ -29,9 +30,6 @@ struct TimerEntry {
   var firePending = false
   var policy = RepeatPolicy.fixedRate
   var generation: UInt32 = 0
-  /// For one-shots the queued deadline; for fixed-rate timers the grid point
-  /// the timer is queued at, which anchors the next grid point.
-  var deadline = Deadline.distantFuture
   /// Repeat interval in nanoseconds (at least 0.1 ms); 0 for a one-shot.
   var intervalNanoseconds: Int64 = 0
 

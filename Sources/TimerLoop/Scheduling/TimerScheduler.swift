@@ -167,7 +167,7 @@ public final class TimerScheduler: @unchecked Sendable {
     guard inLoopThread, let slot = table.pointee.slot(of: id),
       table.pointee.entries[Int(slot)].phase == .queued
     else { return nil }
-    return table.pointee.entries[Int(slot)].deadline
+    return table.pointee.queue.deadline(of: slot)
   }
 
   /// Timers scheduled and not ended, on the loop thread; `nil` elsewhere.

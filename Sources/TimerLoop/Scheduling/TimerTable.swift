@@ -24,7 +24,7 @@ struct TimerTable {
       slot = reused
       generation = entries[Int(slot)].generation
       entries[Int(slot)] = TimerEntry(
-        body: body, phase: .queued, policy: policy, generation: generation, deadline: deadline,
+        body: body, phase: .queued, policy: policy, generation: generation,
         intervalNanoseconds: intervalNanoseconds)
     } else {
       precondition(entries.count < Int(UInt32.max), "more than 2^32 - 1 timers")
@@ -32,7 +32,7 @@ struct TimerTable {
       generation = 0
       entries.append(
         TimerEntry(
-          body: body, phase: .queued, policy: policy, generation: 0, deadline: deadline,
+          body: body, phase: .queued, policy: policy, generation: 0,
           intervalNanoseconds: intervalNanoseconds))
     }
     queue.push(slot: slot, deadline: deadline)
@@ -90,7 +90,6 @@ struct TimerTable {
     }
     entries[Int(slot)].phase = .queued
     entries[Int(slot)].firePending = false
-    entries[Int(slot)].deadline = deadline
   }
 
   /// Marks the timer in `slot`, just taken off the queue at `now`, to fire. A
@@ -103,8 +102,8 @@ struct TimerTable {
       entries[Int(slot)].phase = .unqueued
       return
     }
-    let next = entries[Int(slot)].deadline.nextGridPoint(after: now, interval: interval)
-    entries[Int(slot)].deadline = next
+    // The grid is anchored at the deadline the timer was just popped at.
+    let next = queue.deadline(of: slot).nextGridPoint(after: now, interval: interval)
     queue.push(slot: slot, deadline: next)
   }
 }

@@ -70,6 +70,12 @@ struct TimerQueue {
   var nodeCount: Int { heap.count }
   var isEmpty: Bool { liveCount == 0 }
 
+  /// The deadline `slot` was last queued for: while it is queued, and right
+  /// after ``popFirst(dueAt:)`` returned it, the deadline it is (was) due at.
+  func deadline(of slot: UInt32) -> Deadline {
+    Deadline(uptimeNanoseconds: keys[Int(slot)].deadline)
+  }
+
   func contains(slot: UInt32) -> Bool {
     Int(slot) < keys.count && keys[Int(slot)].nodeSequence != 0
   }
