@@ -9,6 +9,7 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   /// embedding) and came from another one.
   case wrongThread
 
+  /// A one-line explanation for logs.
   public var description: String {
     switch self {
     case .invalidInterval: "invalid interval: NaN seconds"

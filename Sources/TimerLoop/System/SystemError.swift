@@ -10,11 +10,13 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The `errno` value the call set.
   public let errno: Int32
 
+  /// An error for `syscall` failing with `errno`.
   public init(syscall: String, errno: Int32) {
     self.syscall = syscall
     self.errno = errno
   }
 
+  /// `"<call> failed: <strerror> (errno N)"`, for logs.
   public var description: String {
     "\(syscall) failed: \(String(cString: strerror(errno))) (errno \(errno))"
   }

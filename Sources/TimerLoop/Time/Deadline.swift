@@ -29,6 +29,7 @@ public struct Deadline: Hashable, Comparable, Sendable, CustomStringConvertible 
   /// The monotonic clock's start: always in the past.
   public static let distantPast = Deadline(uptimeNanoseconds: 0)
 
+  /// Whether `lhs` comes first on the monotonic clock.
   public static func < (lhs: Deadline, rhs: Deadline) -> Bool {
     lhs.uptimeNanoseconds < rhs.uptimeNanoseconds
   }
@@ -48,6 +49,7 @@ public struct Deadline: Hashable, Comparable, Sendable, CustomStringConvertible 
     return .nanoseconds(difference)
   }
 
+  /// The deadline in monotonic nanoseconds, for logs.
   public var description: String {
     self == .distantFuture ? "Deadline.distantFuture" : "Deadline(\(uptimeNanoseconds) ns)"
   }

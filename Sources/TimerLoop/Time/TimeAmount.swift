@@ -91,6 +91,7 @@ public struct TimeAmount: Hashable, Comparable, Sendable, CustomStringConvertibl
   /// The amount in seconds, as a `Double`.
   public var seconds: Double { Double(nanoseconds) / 1e9 }
 
+  /// Whether `lhs` is the shorter amount.
   public static func < (lhs: TimeAmount, rhs: TimeAmount) -> Bool {
     lhs.nanoseconds < rhs.nanoseconds
   }
@@ -102,5 +103,6 @@ public struct TimeAmount: Hashable, Comparable, Sendable, CustomStringConvertibl
     return TimeAmount(nanoseconds: sum)
   }
 
+  /// The amount in nanoseconds, for logs: `"1500 ns"`.
   public var description: String { "\(nanoseconds) ns" }
 }
