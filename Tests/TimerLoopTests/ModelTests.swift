@@ -47,7 +47,7 @@ import Testing
   static let unit: Int64 = 100_000
 
   static func generate(seed: UInt64, count: Int) -> [Operation] {
-    var rng = TimerQueueTests.SplitMix64(state: seed)
+    var rng = TimerWheelTests.SplitMix64(state: seed)
     var operations: [Operation] = []
     var ids = 0
     for _ in 0..<count {

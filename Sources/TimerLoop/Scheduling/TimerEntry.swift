@@ -5,9 +5,10 @@ enum TimerBody {
   case repeating(@Sendable (TimerHandle) -> Void)
 }
 
-/// One row of the scheduler's timer table. A slot is reused after its timer
-/// ends; `generation` changes on every reuse (modulo 2^31), so a stale
-/// ``TimerHandle`` can never touch the timer that took its slot.
+/// What the scheduler's table keeps of one timer, in the timer's row of the
+/// ``TimerWheel``. A slot is reused after its timer ends; `generation` changes
+/// on every reuse (modulo 2^31), so a stale ``TimerHandle`` can never touch
+/// the timer that took its slot.
 struct TimerEntry {
   enum Phase: UInt8 {
     /// The slot holds no timer.
@@ -21,8 +22,7 @@ struct TimerEntry {
 
   // Declared largest-first with the one-byte fields together: Swift lays a
   // struct out in declaration order, and this order packs an entry into 32
-  // bytes (a million timers is a table of 32 MB). The deadline is not here:
-  // the queue keeps it (`TimerQueue.deadline(of:)`), one copy, not two.
+  // bytes, so that a wheel row is 56. The deadline is the row's.
   var body: TimerBody?
   var phase = Phase.free
   /// Set when the dispatch pass collects the timer, cleared when its call

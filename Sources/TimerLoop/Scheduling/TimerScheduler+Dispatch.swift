@@ -36,7 +36,7 @@ extension TimerScheduler {
     while let slot = table.pointee.queue.popFirst(dueAt: now) {
       table.pointee.collect(slot, now: now)
       buffers.due.append(
-        DueTimer(slot: slot, generation: table.pointee.entries[Int(slot)].generation))
+        DueTimer(slot: slot, generation: table.pointee[entry: slot].generation))
     }
     defer {
       buffers.tasks.removeAll(keepingCapacity: true)
@@ -60,16 +60,16 @@ extension TimerScheduler {
     let applied = applyPendingRequests()
     defer { withExtendedLifetime(applied) {} }  // released after the window (see AppliedRequests)
     guard table.pointee.isLive(timer.slot, generation: timer.generation),
-      table.pointee.entries[Int(timer.slot)].firePending
+      table.pointee[entry: timer.slot].firePending
     else {
       admitting.store(false, ordering: .releasing)
       return false
     }
-    table.pointee.entries[Int(timer.slot)].firePending = false
-    switch table.pointee.entries[Int(timer.slot)].body {
+    table.pointee[entry: timer.slot].firePending = false
+    switch table.pointee[entry: timer.slot].body {
     case .once?:
       // Taken out, not copied: a one-shot normally ends with this call.
-      let closure = table.pointee.entries[Int(timer.slot)].body.take()
+      let closure = table.pointee[entry: timer.slot].body.take()
       admitting.store(false, ordering: .releasing)
       guard case .once(let closure)? = closure else { return false }
       closure()
@@ -89,8 +89,8 @@ extension TimerScheduler {
   /// A one-shot that did not reschedule itself ends; one that did gets its body back.
   private func finishOneShot(_ timer: DueTimer, body: TimerBody) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation) else { return }
-    if table.pointee.entries[Int(timer.slot)].phase == .queued {
-      table.pointee.entries[Int(timer.slot)].body = body
+    if table.pointee[entry: timer.slot].phase == .queued {
+      table.pointee[entry: timer.slot].body = body
     } else {
       _ = table.pointee.free(timer.slot)
     }
@@ -100,8 +100,8 @@ extension TimerScheduler {
   /// after its callback returned. (Fixed-rate timers were queued when collected.)
   private func finishRepeating(_ timer: DueTimer) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation),
-      table.pointee.entries[Int(timer.slot)].phase == .unqueued,
-      let interval = table.pointee.entries[Int(timer.slot)].interval
+      table.pointee[entry: timer.slot].phase == .unqueued,
+      let interval = table.pointee[entry: timer.slot].interval
     else { return }
     table.pointee.reschedule(timer.slot, to: now + interval)
   }

@@ -82,8 +82,13 @@ public final class TimerScheduler: @unchecked Sendable {
   init(clock: Clock, wakeUp: @escaping @Sendable () -> Void) {
     self.clock = clock
     self.wakeUp = wakeUp
+    let start: Deadline =
+      switch clock {
+      case .monotonic: .now()
+      case .virtual(let virtualClock): virtualClock.now
+      }
     table = .allocate(capacity: 1)
-    table.initialize(to: TimerTable())
+    table.initialize(to: TimerTable(now: start))
   }
 
   deinit {
@@ -165,7 +170,7 @@ public final class TimerScheduler: @unchecked Sendable {
   /// a timer scheduled from another thread that the loop has not taken in yet.
   func deadline(of id: TimerID) -> Deadline? {
     guard inLoopThread, let slot = table.pointee.slot(of: id),
-      table.pointee.entries[Int(slot)].phase == .queued
+      table.pointee[entry: slot].phase == .queued
     else { return nil }
     return table.pointee.queue.deadline(of: slot)
   }
@@ -173,14 +178,14 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Timers scheduled and not ended, on the loop thread; `nil` elsewhere.
   var liveTimerCount: Int? {
     guard inLoopThread else { return nil }
-    return table.pointee.entries.count - table.pointee.freeSlots.count
+    return table.pointee.queue.rowCount - table.pointee.freeSlots.count
   }
 
   /// What waits for the next pass: the earliest timer deadline (`nil` if no
   /// timer is queued) and whether tasks or requests are waiting. Loop thread only.
   var pendingWork: (earliestDeadline: Deadline?, hasTasks: Bool) {
     (
-      table.pointee.queue.first()?.deadline,
+      table.pointee.queue.earliestDeadline(),
       !table.pointee.tasks.isEmpty || inboxPending.load(ordering: .relaxed)
     )
   }
@@ -208,7 +213,7 @@ public final class TimerScheduler: @unchecked Sendable {
   /// thread that owns the table, or when no thread does.
   func releaseTable() {
     let released = table.move()
-    table.initialize(to: TimerTable())
+    table.initialize(to: TimerTable(now: now))
     _ = released
   }
 

@@ -1,15 +1,26 @@
-/// The timers of one loop: their table, the queue that orders them, and the
-/// tasks waiting for the next pass. Touched only by the loop's thread, so it
-/// needs no lock; other threads reach it through the scheduler's inbox.
-struct TimerTable {
-  var queue = TimerQueue()
-  var entries: [TimerEntry] = []
+/// The timers of one loop: their rows in the wheel that orders them, the free
+/// slots, and the tasks waiting for the next pass. Touched only by the loop's
+/// thread, so it needs no lock; other threads reach it through the
+/// scheduler's inbox.
+struct TimerTable: ~Copyable {
+  var queue: TimerWheel
   var freeSlots: [UInt32] = []
   var tasks: [@Sendable () -> Void] = []
   /// Timers scheduled from other threads, by ticket. Only those have a ticket,
   /// so the map stays as small as the cross-thread traffic.
   var slotsByTicket: [UInt64: UInt32] = [:]
   var ticketsBySlot: [UInt32: UInt64] = [:]
+
+  init(now: Deadline) {
+    queue = TimerWheel(now: now)
+  }
+
+  /// The entry of `slot`, read and changed in place in the wheel's row.
+  /// - Precondition: `slot` is below `queue.rowCount`.
+  subscript(entry slot: UInt32) -> TimerEntry {
+    _read { yield queue.rows[Int(slot)].entry }
+    nonmutating _modify { yield &queue.rows[Int(slot)].entry }
+  }
 
   /// Adds a timer and queues it. O(log n) amortised.
   mutating func insert(
@@ -22,15 +33,13 @@ struct TimerTable {
     let generation: UInt32
     if let reused = freeSlots.popLast() {
       slot = reused
-      generation = entries[Int(slot)].generation
-      entries[Int(slot)] = TimerEntry(
+      generation = self[entry: slot].generation
+      self[entry: slot] = TimerEntry(
         body: body, phase: .queued, policy: policy, generation: generation,
         intervalNanoseconds: intervalNanoseconds)
     } else {
-      precondition(entries.count < Int(UInt32.max), "more than 2^32 - 1 timers")
-      slot = UInt32(entries.count)
       generation = 0
-      entries.append(
+      slot = queue.appendRow(
         TimerEntry(
           body: body, phase: .queued, policy: policy, generation: 0,
           intervalNanoseconds: intervalNanoseconds))
@@ -57,15 +66,15 @@ struct TimerTable {
   mutating func slot(of id: TimerID) -> UInt32? {
     if let ticket = id.ticket { return slotsByTicket[ticket] }
     let slot = id.slot
-    guard Int(slot) < entries.count, entries[Int(slot)].phase != .free,
-      entries[Int(slot)].generation & 0x7FFF_FFFF == id.generation
+    guard Int(slot) < queue.rowCount, self[entry: slot].phase != .free,
+      self[entry: slot].generation & 0x7FFF_FFFF == id.generation
     else { return nil }
     return slot
   }
 
   mutating func isLive(_ slot: UInt32, generation: UInt32) -> Bool {
-    Int(slot) < entries.count && entries[Int(slot)].generation == generation
-      && entries[Int(slot)].phase != .free
+    Int(slot) < queue.rowCount && self[entry: slot].generation == generation
+      && self[entry: slot].phase != .free
   }
 
   /// Ends the timer in `slot` and returns its body, for the caller to release
@@ -75,8 +84,8 @@ struct TimerTable {
     if !ticketsBySlot.isEmpty, let ticket = ticketsBySlot.removeValue(forKey: slot) {
       slotsByTicket[ticket] = nil
     }
-    let body = entries[Int(slot)].body
-    entries[Int(slot)] = TimerEntry(generation: entries[Int(slot)].generation &+ 1)
+    let body = self[entry: slot].body
+    self[entry: slot] = TimerEntry(generation: self[entry: slot].generation &+ 1)
     freeSlots.append(slot)
     return body
   }
@@ -88,18 +97,18 @@ struct TimerTable {
     } else {
       queue.push(slot: slot, deadline: deadline)
     }
-    entries[Int(slot)].phase = .queued
-    entries[Int(slot)].firePending = false
+    self[entry: slot].phase = .queued
+    self[entry: slot].firePending = false
   }
 
   /// Marks the timer in `slot`, just taken off the queue at `now`, to fire. A
   /// fixed-rate timer goes straight back on the queue at its next grid point,
   /// before its callback runs, so the callback can cancel or move it.
   mutating func collect(_ slot: UInt32, now: Deadline) {
-    entries[Int(slot)].firePending = true
-    guard let interval = entries[Int(slot)].interval, entries[Int(slot)].policy == .fixedRate
+    self[entry: slot].firePending = true
+    guard let interval = self[entry: slot].interval, self[entry: slot].policy == .fixedRate
     else {
-      entries[Int(slot)].phase = .unqueued
+      self[entry: slot].phase = .unqueued
       return
     }
     // The grid is anchored at the deadline the timer was just popped at.

@@ -1,0 +1,183 @@
+/// The timers of a ``TimerWheel`` whose tick has come, in exact
+/// `(deadline, sequence)` order: the only place timers leave the wheel from.
+///
+/// Two parts, and the first timer is the earlier of their fronts:
+/// - a *run*, a sorted array that takes every timer arriving in order (no
+///   earlier than the run's last). Timers come out of a wheel slot mostly in
+///   order (a batch of equal timeouts, periodic timers re-queued as they
+///   fire), so the run takes most of them, and each costs O(1) in and out. A
+///   timer leaving from the middle leaves a tombstone, skipped at the front
+///   and swept out when tombstones outnumber live timers.
+/// - a 4-ary min-heap (CLRS ch. 6 with four children: half the depth of a
+///   binary heap, and a node's children share a cache line) for the rest:
+///   O(log k) in and out.
+///
+/// Each queued row's `prev` holds its position, so a timer can leave from
+/// anywhere: a heap index, or a run index with ``runBit`` set.
+struct NearQueue {
+  typealias Node = TimerWheel.Node
+  typealias Row = TimerWheel.Row
+
+  /// Set in a row's `prev` when its node is in the run.
+  static let runBit: UInt32 = 1 << 31
+  private static let arity = 4
+
+  private(set) var run: [Node] = []
+  /// Nodes of `run` before this have left.
+  private(set) var runStart = 0
+  /// Nodes after `runStart` that have left (their slot is ``TimerWheel/Link/unqueued``).
+  private(set) var tombstones = 0
+  private(set) var heap: [Node] = []
+
+  var count: Int { run.count - runStart - tombstones + heap.count }
+
+  static func ordered(_ a: Node, before b: Node) -> Bool {
+    a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
+  }
+
+  /// The earliest node, or `nil` when empty.
+  var first: Node? {
+    let front = runStart < run.count ? run[runStart] : nil
+    guard let top = heap.first else { return front }
+    guard let front else { return top }
+    return Self.ordered(front, before: top) ? front : top
+  }
+
+  mutating func insert(_ node: Node, rows: UnsafeMutablePointer<Row>) {
+    if runStart == run.count {
+      run.removeAll(keepingCapacity: true)
+      runStart = 0
+      tombstones = 0
+    }
+    if let last = run.last, Self.ordered(node, before: last) {
+      heap.append(node)
+      siftUp(heap.count - 1, rows: rows)
+    } else {
+      rows[Int(node.slot)].prev = Self.runBit | UInt32(run.count)
+      run.append(node)
+    }
+  }
+
+  /// Takes out the node of `slot`, found through its row's `prev`.
+  mutating func remove(_ slot: UInt32, rows: UnsafeMutablePointer<Row>) {
+    let position = rows[Int(slot)].prev
+    guard position & Self.runBit != 0 else { return removeFromHeap(at: Int(position), rows: rows) }
+    run[Int(position & ~Self.runBit)].slot = TimerWheel.Link.unqueued
+    tombstones += 1
+    while runStart < run.count && run[runStart].slot == TimerWheel.Link.unqueued {
+      runStart += 1
+      tombstones -= 1
+    }
+    if tombstones > run.count - runStart - tombstones + 64 { sweepRun(rows: rows) }
+  }
+
+  /// Drops tombstones and the consumed prefix from the run. O(run).
+  private mutating func sweepRun(rows: UnsafeMutablePointer<Row>) {
+    var live = 0
+    for index in runStart..<run.count where run[index].slot != TimerWheel.Link.unqueued {
+      run[live] = run[index]
+      rows[Int(run[live].slot)].prev = Self.runBit | UInt32(live)
+      live += 1
+    }
+    run.removeLast(run.count - live)
+    runStart = 0
+    tombstones = 0
+  }
+
+  // MARK: The heap
+
+  private mutating func removeFromHeap(at index: Int, rows: UnsafeMutablePointer<Row>) {
+    let last = heap.removeLast()
+    guard index < heap.count else { return }
+    heap[index] = last
+    if index > 0 && Self.ordered(last, before: heap[(index - 1) / Self.arity]) {
+      siftUp(index, rows: rows)
+    } else {
+      siftDown(index, rows: rows)
+    }
+  }
+
+  // The sifts run on the buffer directly: one uniqueness check per call, not
+  // one per element access.
+  private mutating func siftUp(_ start: Int, rows: UnsafeMutablePointer<Row>) {
+    heap.withUnsafeMutableBufferPointer { heap in
+      var index = start
+      let node = heap[index]
+      while index > 0 {
+        let parent = (index - 1) / Self.arity
+        guard Self.ordered(node, before: heap[parent]) else { break }
+        heap[index] = heap[parent]
+        rows[Int(heap[index].slot)].prev = UInt32(index)
+        index = parent
+      }
+      heap[index] = node
+      rows[Int(node.slot)].prev = UInt32(index)
+    }
+  }
+
+  private mutating func siftDown(_ start: Int, rows: UnsafeMutablePointer<Row>) {
+    heap.withUnsafeMutableBufferPointer { heap in
+      var index = start
+      let node = heap[index]
+      let count = heap.count
+      while true {
+        let first = Self.arity * index + 1
+        guard first < count else { break }
+        var child = first
+        for candidate in (first + 1)..<min(first + Self.arity, count)
+        where Self.ordered(heap[candidate], before: heap[child]) {
+          child = candidate
+        }
+        guard Self.ordered(heap[child], before: node) else { break }
+        heap[index] = heap[child]
+        rows[Int(heap[index].slot)].prev = UInt32(index)
+        index = child
+      }
+      heap[index] = node
+      rows[Int(node.slot)].prev = UInt32(index)
+    }
+  }
+}
+
+extension NearQueue {
+  /// Verifies the run's order and tombstone count, the heap's order, and that
+  /// every live node's row points back at it; returns the live slots. Traps
+  /// on the first violation. For ``TimerWheel/checkInvariants()``.
+  func checkInvariants(rows: UnsafeMutablePointer<Row>) -> [UInt32] {
+    var slots: [UInt32] = []
+    var dead = 0
+    for index in runStart..<run.count {
+      let node = run[index]
+      if index > runStart {
+        precondition(
+          !Self.ordered(node, before: run[index - 1]), "run node \(index) is out of order")
+      }
+      guard node.slot != TimerWheel.Link.unqueued else {
+        dead += 1
+        continue
+      }
+      precondition(rows[Int(node.slot)].prev == Self.runBit | UInt32(index), "run node \(index)")
+      precondition(Self.keyMatches(node, rows), "run node \(index)'s key is not its row's")
+      slots.append(node.slot)
+    }
+    precondition(dead == tombstones, "\(dead) tombstones, counted \(tombstones)")
+    precondition(
+      runStart == run.count || run[runStart].slot != TimerWheel.Link.unqueued,
+      "the run starts with a tombstone")
+    for (index, node) in heap.enumerated() {
+      if index > 0 {
+        precondition(
+          !Self.ordered(node, before: heap[(index - 1) / Self.arity]),
+          "heap node \(index) sorts before its parent")
+      }
+      precondition(rows[Int(node.slot)].prev == UInt32(index), "heap node \(index)")
+      precondition(Self.keyMatches(node, rows), "heap node \(index)'s key is not its row's")
+      slots.append(node.slot)
+    }
+    return slots
+  }
+
+  private static func keyMatches(_ node: Node, _ rows: UnsafeMutablePointer<Row>) -> Bool {
+    rows[Int(node.slot)].deadline == node.deadline && rows[Int(node.slot)].sequence == node.sequence
+  }
+}

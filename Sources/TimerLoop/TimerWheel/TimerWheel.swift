@@ -1,0 +1,366 @@
+import Glibc
+
+/// The loop's timers and the order they come due in: one row per timer slot
+/// (its ``TimerEntry``, its deadline and its place in the structure), a
+/// hierarchical timing wheel for timers due after the current tick, and a
+/// near queue for those due within it.
+///
+/// Timers are named by *slot*, a small integer the scheduler's table hands
+/// out. Timers due at the same deadline come out in the order they were last
+/// scheduled (FIFO): every push and reschedule takes a fresh 64-bit sequence
+/// number, and ties are broken by it.
+///
+/// ## Structure
+///
+/// A hierarchical timing wheel (Varghese & Lauck, "Hashed and Hierarchical
+/// Timing Wheels", SOSP 1987) laid out as in tokio's and the Linux kernel's:
+/// 8 levels of 64 slots; a level-0 slot spans one tick of 2^16 ns
+/// (65.536 µs), a level-n slot 64^n ticks, so the 8 levels cover every
+/// deadline an `Int64` can hold. A timer is filed at the lowest level whose
+/// slot can tell its tick apart from the current tick (`elapsed`), in an
+/// intrusive doubly linked list through the rows, so filing and unlinking are
+/// O(1). A 64-bit bitmap per level finds the earliest occupied slot in O(1).
+/// When time reaches a slot, its timers are filed again relative to the new
+/// tick: a timer moves down at most one level per visit ("cascading"), at most
+/// 8 times in all, and for typical timeouts 2 or 3.
+///
+/// The wheel only sorts timers into ticks. Timers whose tick has come move to
+/// the ``NearQueue``, ordered by `(deadline, sequence)`: the exact nanosecond
+/// order, and FIFO ties. Nothing ever fires before its deadline: a timer
+/// leaves only through the near queue, and only once its exact deadline is at
+/// or before `now`.
+///
+/// Servers re-arm idle timeouts on every request and cancel most timers
+/// before they fire. Moving a timer *later* only rewrites the deadline in its
+/// row: it stays filed in its earlier slot, and is filed again by its true
+/// deadline when time reaches that slot (lazy re-keying). Moving it earlier,
+/// or cancelling it, unlinks it.
+///
+/// Complexity, n pending timers: `push`, `reschedule`, `remove` O(1) for a
+/// timer in the wheel, O(1) or O(log k) for one of the k timers in the near
+/// queue; `popFirst` O(1) amortised plus the near queue's O(1) or O(log k);
+/// `earliestDeadline` O(1) to read the
+/// bitmaps plus a scan of the earliest slot's list (at most
+/// ``scanLimit`` rows, see there). Memory: one 56-byte row per slot, 4 KB of
+/// list heads, and the near queue.
+///
+/// Invariants, checked after every mutation by `checkInvariants()` in debug
+/// builds while at most 256 rows exist (every unit test; compiled out in
+/// release):
+/// 1. A queued row is in exactly one place: the list of one wheel slot, or the
+///    near queue at the position its `prev` holds.
+/// 2. A row filed in wheel slot (level, index) has an index above `elapsed`'s
+///    at that level and a deadline no earlier than the slot's start; a
+///    level's bitmap bit is set exactly when its list is non-empty.
+/// 3. Near-queue rows are due at or before the end of tick `elapsed`; the
+///    queue's own invariants hold (``NearQueue/checkInvariants(rows:)``).
+/// 4. `count` is the number of queued rows; every sequence is below
+///    `nextSequence`.
+struct TimerWheel: ~Copyable {
+  /// One timer slot: the table's entry and the wheel's bookkeeping, in one row
+  /// so that re-arming or cancelling touches one place in memory.
+  struct Row {
+    /// The slot's deadline, in nanoseconds of the monotonic clock.
+    var deadline: Int64 = 0
+    /// Orders equal deadlines: taken from `nextSequence` on every (re)schedule.
+    var sequence: UInt64 = 0
+    /// In the wheel: the next row of the slot's list, or its head
+    /// (``Link/firstHead`` + list number). In the near queue: ``Link/near``.
+    /// Otherwise ``Link/unqueued``.
+    var next = Link.unqueued
+    /// In the wheel: the previous row, or the list's head. In the near queue:
+    /// its position there.
+    var prev: UInt32 = 0
+    var entry = TimerEntry()
+  }
+
+  /// Values of `Row.next` and `Row.prev` above any row number.
+  enum Link {
+    static let unqueued = UInt32.max
+    static let near = UInt32.max - 1
+    /// `firstHead + list` names list `list` (`level × 64 + slot`) in a link.
+    static let firstHead = UInt32.max - 1 - UInt32(TimerWheel.listCount)
+  }
+
+  /// The head of one slot's circular list: its first and last rows, or itself
+  /// when empty.
+  struct Head {
+    var next: UInt32
+    var prev: UInt32
+  }
+
+  /// A near-queue node: a copy of the row's key, so comparisons stay there.
+  struct Node {
+    var deadline: Int64
+    var sequence: UInt64
+    var slot: UInt32
+  }
+
+  /// A tick is 2^16 ns (65.536 µs): short enough that the near queue stays
+  /// small, long enough that a level-0 slot is visited only ~15,000 times a
+  /// second. It sets no precision: deadlines are kept to the nanosecond.
+  static let tickShift: UInt64 = 16
+  static let slotBits = 6
+  static let slotsPerLevel = 1 << slotBits
+  /// 8 levels × 6 bits cover the 47 bits of tick an `Int64` deadline has.
+  static let levelCount = 8
+  static let listCount = levelCount * slotsPerLevel
+  /// How many rows of the earliest wheel slot ``earliestDeadline()`` looks at
+  /// before it settles for the slot's start (a lower bound). A level-0 slot is
+  /// always scanned whole: it is visited once, soon.
+  static let scanLimit = 64
+
+  private(set) var rows: UnsafeMutablePointer<Row>
+  private(set) var rowCount = 0
+  private var rowCapacity = 0
+  /// The list heads, level by level (`listCount` of them). Behind a pointer,
+  /// like the rows: a 4 KB inline array is copied whole by some accesses.
+  let heads: UnsafeMutablePointer<Head>
+  /// Per level, a bit per slot whose list is non-empty (`levelCount` of them).
+  let occupied: UnsafeMutablePointer<UInt64>
+  private(set) var near = NearQueue()
+  /// The wheel's current tick: every wheel slot before it has been visited.
+  private(set) var elapsed: UInt64
+  private(set) var nextSequence: UInt64 = 1
+  /// Queued rows, in the wheel or the near queue.
+  private(set) var count = 0
+
+  /// - Parameter now: where the wheel's time starts; timers due before it are
+  ///   filed straight into the near queue.
+  init(now: Deadline) {
+    rows = UnsafeMutablePointer(bitPattern: MemoryLayout<Row>.alignment)!
+    elapsed = Self.tick(now.uptimeNanoseconds)
+    heads = .allocate(capacity: Self.listCount)
+    for list in 0..<Self.listCount {
+      let head = Link.firstHead + UInt32(list)
+      (heads + list).initialize(to: Head(next: head, prev: head))
+    }
+    occupied = .allocate(capacity: Self.levelCount)
+    occupied.initialize(repeating: 0, count: Self.levelCount)
+  }
+
+  deinit {
+    heads.deallocate()
+    occupied.deallocate()
+    guard rowCapacity > 0 else { return }
+    rows.deinitialize(count: rowCount)
+    free(rows)
+  }
+
+  var isEmpty: Bool { count == 0 }
+
+  static func tick(_ deadline: Int64) -> UInt64 {
+    UInt64(max(deadline, 0)) >> tickShift
+  }
+
+  // MARK: Rows
+
+  /// Adds a row holding `entry`, not queued; returns its slot. O(1) amortised.
+  mutating func appendRow(_ entry: TimerEntry) -> UInt32 {
+    precondition(rowCount < Int(Link.firstHead), "more than \(Link.firstHead) timer slots")
+    if rowCount == rowCapacity { grow() }
+    (rows + rowCount).initialize(to: Row(entry: entry))
+    rowCount += 1
+    return UInt32(rowCount - 1)
+  }
+
+  /// Grows by doubling with `realloc`, which glibc serves from `mremap` once a
+  /// block is large: the rows move without being copied, and no freed block
+  /// stays resident (as a copying array's would). Rows hold closures, which
+  /// Swift may move bitwise.
+  private mutating func grow() {
+    let capacity = max(64, rowCapacity * 2)
+    let raw = realloc(
+      rowCapacity > 0 ? UnsafeMutableRawPointer(rows) : nil,
+      capacity * MemoryLayout<Row>.stride)
+    guard let raw else { fatalError("out of memory for \(capacity) timer slots") }
+    rows = raw.bindMemory(to: Row.self, capacity: capacity)
+    rowCapacity = capacity
+  }
+
+  /// The deadline `slot` was last queued for: while it is queued, and right
+  /// after ``popFirst(dueAt:)`` returned it, the deadline it is (was) due at.
+  func deadline(of slot: UInt32) -> Deadline {
+    Deadline(uptimeNanoseconds: rows[Int(slot)].deadline)
+  }
+
+  func contains(slot: UInt32) -> Bool {
+    Int(slot) < rowCount && rows[Int(slot)].next != Link.unqueued
+  }
+
+  // MARK: Queue operations
+
+  /// Queues `slot` at `deadline`, behind every slot already queued for it.
+  /// Adds rows up to `slot` if there are none yet (as tests do).
+  /// - Precondition: `slot` is not queued.
+  mutating func push(slot: UInt32, deadline: Deadline) {
+    while rowCount <= Int(slot) { _ = appendRow(TimerEntry()) }
+    precondition(rows[Int(slot)].next == Link.unqueued, "slot \(slot) is already queued")
+    setKey(slot, deadline)
+    file(slot)
+    count += 1
+    checkInvariants()
+  }
+
+  /// Moves a queued `slot` to `deadline`, behind every slot already queued for it.
+  mutating func reschedule(slot: UInt32, to deadline: Deadline) {
+    precondition(contains(slot: slot), "slot \(slot) is not queued")
+    let row = Int(slot)
+    if rows[row].next == Link.near {
+      near.remove(slot, rows: rows)
+    } else if deadline.uptimeNanoseconds >= rows[row].deadline {
+      // Later: the row's slot is visited no later than its new deadline's,
+      // and is filed again by the new deadline then.
+      setKey(slot, deadline)
+      checkInvariants()
+      return
+    } else {
+      unlink(slot)
+    }
+    setKey(slot, deadline)
+    file(slot)
+    checkInvariants()
+  }
+
+  /// Dequeues `slot` if it is queued; returns whether it was.
+  @discardableResult
+  mutating func remove(slot: UInt32) -> Bool {
+    guard contains(slot: slot) else { return false }
+    if rows[Int(slot)].next == Link.near {
+      near.remove(slot, rows: rows)
+    } else {
+      unlink(slot)
+    }
+    rows[Int(slot)].next = Link.unqueued
+    count -= 1
+    checkInvariants()
+    return true
+  }
+
+  /// Dequeues and returns the earliest slot if its deadline is at or before `now`.
+  mutating func popFirst(dueAt now: Deadline) -> UInt32? {
+    advance(to: Self.tick(now.uptimeNanoseconds))
+    guard let top = near.first, top.deadline <= now.uptimeNanoseconds else { return nil }
+    near.remove(top.slot, rows: rows)
+    rows[Int(top.slot)].next = Link.unqueued
+    count -= 1
+    checkInvariants()
+    return top.slot
+  }
+
+  /// When the loop must next look at its timers: the earliest deadline, or a
+  /// lower bound of it; `nil` when nothing is queued.
+  ///
+  /// Exact when a timer is in the near queue, or when the earliest wheel slot
+  /// holds at most ``scanLimit`` rows (a level-0 slot: any number) and one of
+  /// them is due before the slot's span ends. Otherwise the start or end of
+  /// that slot, where the wheel must be advanced to learn more: a wake-up
+  /// that fires nothing, at most once per level for a far timer.
+  mutating func earliestDeadline() -> Deadline? {
+    if let top = near.first { return Deadline(uptimeNanoseconds: top.deadline) }
+    guard let slot = earliestSlot() else { return nil }
+    let start = Int64(slot.start << Self.tickShift)
+    let end = Int64(clamping: (slot.start + 1 << (Self.slotBits * slot.level)) << Self.tickShift)
+    let limit = slot.level == 0 ? Int.max : Self.scanLimit
+    let head = Link.firstHead + UInt32(slot.list)
+    var earliest = Int64.max
+    var row = heads[slot.list].next
+    var scanned = 0
+    while row != head {
+      guard scanned < limit else { return Deadline(uptimeNanoseconds: start) }
+      earliest = min(earliest, rows[Int(row)].deadline)
+      row = rows[Int(row)].next
+      scanned += 1
+    }
+    // Rows moved later may all lie beyond the slot; every other slot starts
+    // at or after `end`.
+    return Deadline(uptimeNanoseconds: min(earliest, end))
+  }
+
+  // MARK: The wheel
+
+  private mutating func takeSequence() -> UInt64 {
+    defer { nextSequence += 1 }
+    return nextSequence
+  }
+
+  private mutating func setKey(_ slot: UInt32, _ deadline: Deadline) {
+    rows[Int(slot)].deadline = deadline.uptimeNanoseconds
+    rows[Int(slot)].sequence = takeSequence()
+  }
+
+  /// Files a row by its deadline: into the near queue if its tick has come,
+  /// else into the wheel at the lowest level that tells its tick from `elapsed`.
+  private mutating func file(_ slot: UInt32) {
+    let tick = Self.tick(rows[Int(slot)].deadline)
+    guard tick > elapsed else {
+      rows[Int(slot)].next = Link.near
+      let node = Node(
+        deadline: rows[Int(slot)].deadline, sequence: rows[Int(slot)].sequence, slot: slot)
+      return near.insert(node, rows: rows)
+    }
+    // The highest bit in which the tick differs from `elapsed` picks the level.
+    let level = (63 - ((elapsed ^ tick) | UInt64(Self.slotsPerLevel - 1)).leadingZeroBitCount) / 6
+    let index = Int(tick >> UInt64(Self.slotBits * level)) & (Self.slotsPerLevel - 1)
+    let list = level * Self.slotsPerLevel + index
+    let head = Link.firstHead + UInt32(list)
+    let tail = heads[list].prev
+    rows[Int(slot)].next = head
+    rows[Int(slot)].prev = tail
+    if tail == head { heads[list].next = slot } else { rows[Int(tail)].next = slot }
+    heads[list].prev = slot
+    occupied[level] |= 1 << UInt64(index)
+  }
+
+  /// Takes a row out of its wheel list. O(1).
+  private mutating func unlink(_ slot: UInt32) {
+    let next = rows[Int(slot)].next
+    let prev = rows[Int(slot)].prev
+    if prev >= Link.firstHead {
+      heads[Int(prev - Link.firstHead)].next = next
+    } else {
+      rows[Int(prev)].next = next
+    }
+    if next >= Link.firstHead {
+      heads[Int(next - Link.firstHead)].prev = prev
+    } else {
+      rows[Int(next)].prev = prev
+    }
+    if prev == next {  // both the head: the list is now empty
+      let list = Int(prev - Link.firstHead)
+      occupied[list / Self.slotsPerLevel] &= ~(1 << UInt64(list % Self.slotsPerLevel))
+    }
+  }
+
+  /// The earliest occupied wheel slot: the lowest level with one (every slot
+  /// of a level lies before every slot of the next), its lowest index.
+  private func earliestSlot() -> (level: Int, list: Int, start: UInt64)? {
+    for level in 0..<Self.levelCount where occupied[level] != 0 {
+      let index = occupied[level].trailingZeroBitCount
+      let shift = UInt64(Self.slotBits * level)
+      let start = elapsed & ~((1 << (shift + UInt64(Self.slotBits))) - 1) | UInt64(index) << shift
+      return (level, level * Self.slotsPerLevel + index, start)
+    }
+    return nil
+  }
+
+  /// Visits, in time order, every wheel slot that starts at or before tick
+  /// `now`, filing its rows again from the slot's start; then moves `elapsed`
+  /// to `now`.
+  private mutating func advance(to now: UInt64) {
+    while let slot = earliestSlot(), slot.start <= now {
+      elapsed = slot.start
+      let head = Link.firstHead + UInt32(slot.list)
+      var row = heads[slot.list].next
+      heads[slot.list] = Head(next: head, prev: head)
+      occupied[slot.level] &= ~(1 << UInt64(slot.list % Self.slotsPerLevel))
+      // None of them can land in this slot again: its index is now elapsed's.
+      while row != head {
+        let next = rows[Int(row)].next
+        file(row)
+        row = next
+      }
+    }
+    if now > elapsed { elapsed = now }
+  }
+}

@@ -1,0 +1,197 @@
+import Testing
+
+@testable import TimerLoop
+
+/// The wheel against a plain reference: a list sorted by (deadline, push order).
+@Suite struct TimerWheelTests {
+  /// A small deterministic generator (SplitMix64), so a failing seed replays.
+  struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  struct Reference {
+    var items: [(deadline: Int64, order: Int, slot: UInt32)] = []
+    var pushes = 0
+    mutating func push(_ slot: UInt32, _ deadline: Int64) {
+      items.append((deadline, pushes, slot))
+      pushes += 1
+      items.sort { ($0.deadline, $0.order) < ($1.deadline, $1.order) }
+    }
+    mutating func remove(_ slot: UInt32) -> Bool {
+      guard let index = items.firstIndex(where: { $0.slot == slot }) else { return false }
+      items.remove(at: index)
+      return true
+    }
+  }
+
+  /// A deadline `now + delta`, with `delta` drawn from one of several scales so
+  /// that every level of the wheel is used, ties are common (FIFO) and some
+  /// deadlines are already past.
+  static func randomDelta(using rng: inout SplitMix64) -> Int64 {
+    let scale = Int64(1) << (Int.random(in: 0...7, using: &rng) * 6 + 10)
+    let delta = Int64.random(in: 0..<8, using: &rng) * scale / 4
+    return Int.random(in: 0..<8, using: &rng) == 0 ? -delta : delta
+  }
+
+  @Test(arguments: 0..<300)
+  func randomOperationsMatchTheReference(seed: UInt64) {
+    var rng = SplitMix64(state: seed)
+    let start: Int64 = 1 << 40
+    var now = start
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: start))
+    var reference = Reference()
+    for _ in 0..<300 {
+      let slot = UInt32.random(in: 0..<40, using: &rng)
+      switch Int.random(in: 0..<10, using: &rng) {
+      case 0..<5 where !wheel.contains(slot: slot):
+        let deadline = now + Self.randomDelta(using: &rng)
+        wheel.push(slot: slot, deadline: Deadline(uptimeNanoseconds: deadline))
+        reference.push(slot, deadline)
+      case 5..<7:
+        #expect(wheel.remove(slot: slot) == reference.remove(slot), "seed \(seed)")
+      case 7 where wheel.contains(slot: slot):
+        // Later (lazy), earlier (unlinked) or the same, in the wheel or the heap.
+        let deadline = now + Self.randomDelta(using: &rng)
+        wheel.reschedule(slot: slot, to: Deadline(uptimeNanoseconds: deadline))
+        _ = reference.remove(slot)
+        reference.push(slot, deadline)
+      default:
+        // Small steps within a tick, and jumps over many slots at once.
+        now += Int64(min(Self.randomDelta(using: &rng).magnitude, 1 << 30))
+        while let popped = wheel.popFirst(dueAt: Deadline(uptimeNanoseconds: now)) {
+          let expected = reference.items.removeFirst()
+          #expect(popped == expected.slot && expected.deadline <= now, "seed \(seed)")
+        }
+        #expect(reference.items.first.map { $0.deadline > now } ?? true, "seed \(seed)")
+      }
+      #expect(wheel.count == reference.items.count, "seed \(seed)")
+      // Never later than the earliest deadline, so the loop never wakes late.
+      let bound = wheel.earliestDeadline()?.uptimeNanoseconds
+      let earliest = reference.items.first?.deadline
+      #expect((bound == nil) == (earliest == nil), "seed \(seed)")
+      if let bound, let earliest { #expect(bound <= earliest, "seed \(seed)") }
+    }
+  }
+
+  @Test func equalDeadlinesPopInSchedulingOrderAfterRemovalsAndMoves() {
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
+    // Far enough to be filed two levels up, so the ties meet only after cascading.
+    let deadline = Deadline(uptimeNanoseconds: 1 << 30)
+    for slot in UInt32(0)..<100 {
+      wheel.push(slot: slot, deadline: deadline + .nanoseconds(-Int64(slot % 2) << 20))
+    }
+    for slot in stride(from: UInt32(0), to: 100, by: 3) { wheel.remove(slot: slot) }
+    // Odd slots move later onto the shared deadline: behind the even ones, in move order.
+    for slot in stride(from: UInt32(1), to: 100, by: 2) where slot % 3 != 0 {
+      wheel.reschedule(slot: slot, to: deadline)
+    }
+    var popped: [UInt32] = []
+    while let slot = wheel.popFirst(dueAt: deadline) { popped.append(slot) }
+    let survivors = (UInt32(0)..<100).filter { $0 % 3 != 0 }
+    #expect(popped == survivors.filter { $0 % 2 == 0 } + survivors.filter { $0 % 2 == 1 })
+  }
+
+  /// A timer scheduled after another for the same deadline, but filed at a
+  /// lower level because time has moved on, still fires second.
+  @Test func aTieFiledAtALowerLevelStillFiresSecond() {
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
+    let deadline = Deadline(uptimeNanoseconds: 5 << 28)
+    wheel.push(slot: 0, deadline: deadline)
+    #expect(wheel.popFirst(dueAt: deadline + .nanoseconds(-(1 << 16))) == nil)
+    wheel.push(slot: 1, deadline: deadline)
+    #expect(wheel.popFirst(dueAt: deadline) == 0)
+    #expect(wheel.popFirst(dueAt: deadline) == 1)
+  }
+
+  @Test func nothingPopsBeforeItsDeadlineAtAnyLevel() {
+    for shift in stride(from: 0, through: 62, by: 2) {
+      var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 1_000))
+      let deadline = Deadline(uptimeNanoseconds: 1_000 + (Int64(1) << shift) - 1)
+      wheel.push(slot: 0, deadline: deadline)
+      #expect(wheel.popFirst(dueAt: deadline + .nanoseconds(-1)) == nil, "2^\(shift)")
+      #expect(wheel.earliestDeadline()! <= deadline, "2^\(shift)")
+      #expect(wheel.popFirst(dueAt: deadline) == 0, "2^\(shift)")
+    }
+  }
+
+  @Test func theFarthestDeadlinesAreFiledAndPopped() {
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
+    wheel.push(slot: 0, deadline: .distantFuture)
+    wheel.push(slot: 1, deadline: Deadline(uptimeNanoseconds: .max - 1))
+    #expect(wheel.popFirst(dueAt: Deadline(uptimeNanoseconds: .max - 2)) == nil)
+    #expect(wheel.popFirst(dueAt: .distantFuture) == 1)
+    #expect(wheel.popFirst(dueAt: .distantFuture) == 0)
+  }
+
+  /// The loop arms its timerfd for `earliestDeadline()`: for a lone timer it
+  /// must be the deadline itself, not the start of the timer's wheel slot.
+  @Test func aLoneTimerIsReportedExactlyAtEveryLevel() {
+    for shift in stride(from: 10, through: 50, by: 5) {
+      var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 7))
+      let deadline = Deadline(uptimeNanoseconds: 7 + (Int64(1) << shift) + 12_345)
+      wheel.push(slot: 3, deadline: deadline)
+      #expect(wheel.earliestDeadline() == deadline, "2^\(shift)")
+    }
+  }
+
+  /// A slot whose only timers moved far later reports where it ends, a lower
+  /// bound, not their deadlines (a slot further on may come first).
+  @Test func aSlotOfMovedTimersReportsALowerBound() {
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
+    wheel.push(slot: 0, deadline: Deadline(uptimeNanoseconds: 1 << 17))
+    wheel.push(slot: 1, deadline: Deadline(uptimeNanoseconds: 1 << 30))
+    wheel.reschedule(slot: 0, to: Deadline(uptimeNanoseconds: 1 << 40))
+    let bound = wheel.earliestDeadline()!
+    #expect(bound <= Deadline(uptimeNanoseconds: 1 << 30))
+    #expect(wheel.popFirst(dueAt: bound) == nil)
+    #expect(wheel.popFirst(dueAt: Deadline(uptimeNanoseconds: 1 << 30)) == 1)
+    #expect(wheel.earliestDeadline() == Deadline(uptimeNanoseconds: 1 << 40))
+  }
+
+  /// Timers due within the current tick go to the near queue's sorted run,
+  /// or its heap when they arrive out of order; cancelling most of them from
+  /// the middle leaves tombstones that must be skipped and swept.
+  @Test func theNearQueueKeepsOrderThroughTombstonesAndOutOfOrderArrivals() {
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 1 << 20))
+    for slot in UInt32(0)..<300 {
+      // Mostly ascending; every fifth arrives earlier than the run's last.
+      let deadline = Int64(1 << 20) + Int64(slot) * 10 - (slot % 5 == 0 ? 25 : 0)
+      wheel.push(slot: slot, deadline: Deadline(uptimeNanoseconds: deadline))
+    }
+    for slot in UInt32(0)..<300 where slot % 7 != 0 { wheel.remove(slot: slot) }
+    var popped: [UInt32] = []
+    while let slot = wheel.popFirst(dueAt: Deadline(uptimeNanoseconds: 1 << 21)) {
+      popped.append(slot)
+    }
+    func offset(_ slot: UInt32) -> Int64 { Int64(slot) * 10 - (slot % 5 == 0 ? 25 : 0) }
+    let expected = (UInt32(0)..<300).filter { $0 % 7 == 0 }.sorted { offset($0) < offset($1) }
+    #expect(popped == expected)
+    let count = wheel.count
+    #expect(count == 0)
+  }
+
+  @Test func rowsGrowWithoutLosingEntries() {
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
+    for slot in 0..<1_000 {
+      _ = wheel.appendRow(TimerEntry(generation: UInt32(slot)))
+    }
+    #expect((0..<1_000).allSatisfy { wheel.rows[$0].entry.generation == UInt32($0) })
+  }
+}
+
+@Suite struct MemoryLayoutTests {
+  /// Per-timer memory is a target of the performance work; a field added or
+  /// reordered carelessly shows up here first.
+  @Test func timerRowsStayCompact() {
+    #expect(MemoryLayout<TimerEntry>.stride == 32)
+    #expect(MemoryLayout<TimerWheel.Row>.stride == 56)
+    #expect(MemoryLayout<TimerWheel.Node>.stride == 24)
+  }
+}
