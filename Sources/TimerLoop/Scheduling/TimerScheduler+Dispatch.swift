@@ -66,43 +66,37 @@ extension TimerScheduler {
       return false
     }
     table.pointee[entry: timer.slot].firePending = false
-    switch table.pointee[entry: timer.slot].body {
-    case .once?:
-      // Taken out, not copied: a one-shot normally ends with this call.
-      let closure = table.pointee[entry: timer.slot].body.take()
-      admitting.store(false, ordering: .releasing)
-      guard case .once(let closure)? = closure else { return false }
+    // Taken out for the call, not copied (a copy costs a retain and a release
+    // per firing); `finish` puts it back if the timer goes on.
+    let body = table.pointee[entry: timer.slot].body.take()
+    admitting.store(false, ordering: .releasing)
+    switch body {
+    case .once(let closure)?:
       closure()
-      finishOneShot(timer, body: .once(closure))
     case .repeating(let closure)?:
-      admitting.store(false, ordering: .releasing)
       closure(
         TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
-      finishRepeating(timer)
     case nil:
-      admitting.store(false, ordering: .releasing)
       return false
     }
+    finish(timer, body: body)
     return true
   }
 
-  /// A one-shot that did not reschedule itself ends; one that did gets its body back.
-  private func finishOneShot(_ timer: DueTimer, body: TimerBody) {
+  /// After a call: a one-shot that did not reschedule itself ends; a
+  /// fixed-delay timer that was not cancelled or moved is queued one interval
+  /// after its callback returned (fixed-rate timers were queued when
+  /// collected); a timer that goes on gets its body back. The body of one
+  /// that ended is released on return, after the table changes.
+  private func finish(_ timer: DueTimer, body: TimerBody?) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation) else { return }
-    if table.pointee[entry: timer.slot].phase == .queued {
-      table.pointee[entry: timer.slot].body = body
-    } else {
-      _ = table.pointee.free(timer.slot)
+    if table.pointee[entry: timer.slot].phase == .unqueued {
+      guard let interval = table.pointee[entry: timer.slot].interval else {
+        _ = table.pointee.free(timer.slot)
+        return
+      }
+      table.pointee.reschedule(timer.slot, to: now + interval)
     }
-  }
-
-  /// A fixed-delay timer that was not cancelled or moved is queued one interval
-  /// after its callback returned. (Fixed-rate timers were queued when collected.)
-  private func finishRepeating(_ timer: DueTimer) {
-    guard table.pointee.isLive(timer.slot, generation: timer.generation),
-      table.pointee[entry: timer.slot].phase == .unqueued,
-      let interval = table.pointee[entry: timer.slot].interval
-    else { return }
-    table.pointee.reschedule(timer.slot, to: now + interval)
+    table.pointee[entry: timer.slot].body = body
   }
 }
