@@ -16,8 +16,8 @@ import TimerLoop
 /// burst of calls closer together than `delay` gives one action, `delay`
 /// seconds (loop's monotonic clock) after the last call, with the last value.
 /// The action runs on the loop's thread (or the queue given; ``flush()`` runs
-/// it on the caller's). All methods are safe from any thread and O(log n) in the loop's
-/// pending timers.
+/// it on the caller's). All methods are safe from any thread and O(1) amortised in the
+/// loop's pending timers.
 ///
 /// A pending value keeps its action alive (and will run it) even if this object
 /// is released, as `performSelector:afterDelay:` retains its target; call

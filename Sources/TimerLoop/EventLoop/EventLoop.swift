@@ -58,7 +58,8 @@ extension EventLoop {
 
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
   /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``
-  /// never runs. O(log n) in the number of pending timers.
+  /// never runs. O(1) amortised in the number of pending timers (a hierarchical
+  /// timing wheel; see the README's Design section).
   ///
   /// - Returns: a handle that cancels or moves the timer.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
@@ -97,7 +98,7 @@ extension EventLoop {
   ///   stays on the grid `first + n × interval`, one call for missed ticks) or
   ///   ``RepeatPolicy/fixedDelay``.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
-  /// - Complexity: O(log n) per schedule and per firing.
+  /// - Complexity: O(1) amortised per schedule and per firing.
   @discardableResult
   public func scheduleRepeating(
     firstAt first: Deadline, every interval: TimeAmount, policy: RepeatPolicy = .fixedRate,

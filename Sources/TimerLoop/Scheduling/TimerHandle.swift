@@ -7,7 +7,8 @@
 /// harmless no-op, even if a later timer has taken over its table slot.
 ///
 /// All methods are safe from any thread. On the loop thread they act at once:
-/// O(1) to O(log n) in the number of pending timers, no lock, no allocation.
+/// O(1), or O(log k) for a timer among k due within the current 65 µs tick
+/// that arrived out of order (``TimerWheel``); no lock, no allocation.
 /// From another thread they become a request that the loop applies before it
 /// runs anything else (one short lock, coalesced wake-ups).
 public struct TimerHandle: Sendable {

@@ -22,7 +22,7 @@ struct TimerTable: ~Copyable {
     nonmutating _modify { yield &queue.rows[Int(slot)].entry }
   }
 
-  /// Adds a timer and queues it. O(log n) amortised.
+  /// Adds a timer and queues it. O(1) amortised (see ``TimerWheel``).
   mutating func insert(
     deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
   ) -> TimerID {
