@@ -79,7 +79,7 @@ extension TimerScheduler {
     case nil:
       return false
     }
-    finish(timer, body: body)
+    finish(timer, body: consume body)
     return true
   }
 
@@ -88,7 +88,7 @@ extension TimerScheduler {
   /// after its callback returned (fixed-rate timers were queued when
   /// collected); a timer that goes on gets its body back. The body of one
   /// that ended is released on return, after the table changes.
-  private func finish(_ timer: DueTimer, body: TimerBody?) {
+  private func finish(_ timer: DueTimer, body: consuming TimerBody?) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation) else { return }
     if table.pointee[entry: timer.slot].phase == .unqueued {
       guard let interval = table.pointee[entry: timer.slot].interval else {
