@@ -41,6 +41,25 @@ import Testing
     #expect(fired == [10, 20, 55, 65])
   }
 
+  /// A loop stalled until the end of time: a fixed-rate timer's next grid
+  /// point saturates to ``Deadline/distantFuture``, which never comes due, so
+  /// it fires once for all its missed ticks, as always, and the pass ends
+  /// instead of firing it forever.
+  @Test func aFixedRateTimerAtTheEndOfTimeFiresOnceAndThePassEnds() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let repeating = EventLog<Int>()
+    let never = EventLog<Int>()
+    try loop.scheduleRepeating(after: .seconds(3600), every: .seconds(3600)) { _ in
+      repeating.append(1)
+    }
+    try loop.schedule(at: .distantFuture) { never.append(1) }
+    loop.stall(for: .max)
+    loop.run()
+    #expect(repeating.all.count == 1)
+    #expect(never.all.isEmpty)
+  }
+
   @Test(arguments: [TimeAmount.zero, .nanoseconds(1), .nanoseconds(-1), .min])
   func repeatIntervalBelowTheMinimumIsRaisedTo100Microseconds(interval: TimeAmount) throws {
     let loop = VirtualEventLoop()

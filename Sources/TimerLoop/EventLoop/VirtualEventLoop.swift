@@ -57,7 +57,7 @@ public final class VirtualEventLoop: EventLoop {
       scheduler.runPass(now: clock.now, buffers: &buffers)
       let (earliest, hasTasks) = scheduler.pendingWork
       if hasTasks { continue }
-      guard let earliest, earliest <= target else { break }
+      guard let earliest, earliest <= target, earliest != .distantFuture else { break }
       if earliest > clock.now { clock.set(earliest) }
     }
     if target > clock.now { clock.set(target) }

@@ -23,10 +23,11 @@ public struct TimerHandle: Sendable {
   /// decision or waits (a few instructions) until it is made. A call already
   /// committed to is not interrupted, and `cancel()` does not wait for it to
   /// finish: its first instructions may run just after `cancel()` returns, as
-  /// with SwiftNIO's `Scheduled.cancel()`. The closure, with everything it captured, is released at
-  /// once when cancelling on the loop thread, and by the loop before it runs
-  /// anything else when cancelling from another thread. Calling `cancel()`
-  /// from inside the closure stops a repeating timer.
+  /// with SwiftNIO's `Scheduled.cancel()`. The closure, with everything it
+  /// captured, is released at once when cancelling on the loop thread (from
+  /// inside the closure itself: when it returns), and by the loop before it
+  /// runs anything else when cancelling from another thread. Calling
+  /// `cancel()` from inside the closure stops a repeating timer.
   public func cancel() {
     scheduler.cancel(id)
   }

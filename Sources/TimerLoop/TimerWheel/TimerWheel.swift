@@ -21,8 +21,9 @@ import Glibc
 /// intrusive doubly linked list through the rows, so filing and unlinking are
 /// O(1). A 64-bit bitmap per level finds the earliest occupied slot in O(1).
 /// When time reaches a slot, its timers are filed again relative to the new
-/// tick: a timer moves down at most one level per visit ("cascading"), at most
-/// 8 times in all, and for typical timeouts 2 or 3.
+/// tick: each visit moves a timer down at least one level ("cascading"), so a
+/// timer is filed at most 8 times plus once per visit after a move later; for
+/// typical timeouts 2 or 3 times.
 ///
 /// The wheel only sorts timers into ticks. Timers whose tick has come move to
 /// the ``NearQueue``, ordered by `(deadline, sequence)`: the exact nanosecond
@@ -40,11 +41,11 @@ import Glibc
 /// timer in the wheel, O(1) or O(log k) for one of the k timers in the near
 /// queue; `popFirst` O(1) amortised plus the near queue's O(1) or O(log k);
 /// `earliestDeadline` O(1) to read the
-/// bitmaps plus a scan of the earliest slot's list (at most
-/// ``scanLimit`` rows, see there). Memory: one 56-byte row per slot, 4 KB of
+/// bitmaps, plus, once per slot, a scan of the earliest slot's list (see
+/// ``earliestDeadline()``). Memory: one 56-byte row per slot, 4 KB of
 /// list heads, and the near queue.
 ///
-/// Invariants, checked after every mutation by `checkInvariants()` in debug
+/// Invariants, checked after every queue operation by `checkInvariants()` in debug
 /// builds while at most 256 rows exist (every unit test; compiled out in
 /// release):
 /// 1. A queued row is in exactly one place: the list of one wheel slot, or the
@@ -105,9 +106,10 @@ struct TimerWheel: ~Copyable {
   /// 8 levels × 6 bits cover the 47 bits of tick an `Int64` deadline has.
   static let levelCount = 8
   static let listCount = levelCount * slotsPerLevel
-  /// How many rows of the earliest wheel slot ``earliestDeadline()`` looks at
-  /// before it settles for the slot's start (a lower bound). A level-0 slot is
-  /// always scanned whole: it is visited once, soon.
+  /// How many rows of the earliest wheel slot above level 0
+  /// ``earliestDeadline()`` looks at before it settles for the slot's start (a
+  /// lower bound). A far slot may hold millions of timers; a level-0 slot is
+  /// scanned whole, once, since its rows all come due within a tick.
   static let scanLimit = 64
 
   private(set) var rows: UnsafeMutablePointer<Row>
@@ -122,6 +124,11 @@ struct TimerWheel: ~Copyable {
   /// The wheel's current tick: every wheel slot before it has been visited.
   private(set) var elapsed: UInt64
   private(set) var nextSequence: UInt64 = 1
+  /// A lower bound of the deadlines in wheel list `list`, from the last scan
+  /// by ``earliestDeadline()``: filing into the list lowers it, and removals
+  /// and later moves leave it a valid (if early) bound. Dropped when the list
+  /// empties, before the list is reused for a later span.
+  private var scanned: (list: Int, earliest: Int64)?
   /// Queued rows, in the wheel or the near queue.
   private(set) var count = 0
 
@@ -237,10 +244,14 @@ struct TimerWheel: ~Copyable {
     return true
   }
 
-  /// Dequeues and returns the earliest slot if its deadline is at or before `now`.
+  /// Dequeues and returns the earliest slot if its deadline is at or before
+  /// `now`. A timer at ``Deadline/distantFuture`` never comes due.
   mutating func popFirst(dueAt now: Deadline) -> UInt32? {
     advance(to: Self.tick(now.uptimeNanoseconds))
-    guard let top = near.first, top.deadline <= now.uptimeNanoseconds else { return nil }
+    checkInvariants()
+    guard let top = near.first, top.deadline <= now.uptimeNanoseconds,
+      top.deadline != Deadline.distantFuture.uptimeNanoseconds
+    else { return nil }
     near.remove(top.slot, rows: rows)
     rows[Int(top.slot)].next = Link.unqueued
     count -= 1
@@ -252,26 +263,32 @@ struct TimerWheel: ~Copyable {
   /// lower bound of it; `nil` when nothing is queued.
   ///
   /// Exact when a timer is in the near queue, or when the earliest wheel slot
-  /// holds at most ``scanLimit`` rows (a level-0 slot: any number) and one of
-  /// them is due before the slot's span ends. Otherwise the start or end of
-  /// that slot, where the wheel must be advanced to learn more: a wake-up
-  /// that fires nothing, at most once per level for a far timer.
+  /// is at level 0 or holds at most ``scanLimit`` rows, one of them is due
+  /// before the slot's span ends, and none was removed or moved later since
+  /// the slot was scanned. Otherwise a bound between the slot's start and the
+  /// true deadline: a wake-up that fires nothing and files the slot's timers
+  /// again, as each slot visit does for a timer moved later.
   mutating func earliestDeadline() -> Deadline? {
     if let top = near.first { return Deadline(uptimeNanoseconds: top.deadline) }
     guard let slot = earliestSlot() else { return nil }
-    let start = Int64(slot.start << Self.tickShift)
     let end = Int64(clamping: (slot.start + 1 << (Self.slotBits * slot.level)) << Self.tickShift)
+    if let scanned, scanned.list == slot.list {
+      return Deadline(uptimeNanoseconds: min(scanned.earliest, end))
+    }
     let limit = slot.level == 0 ? Int.max : Self.scanLimit
     let head = Link.firstHead + UInt32(slot.list)
     var earliest = Int64.max
     var row = heads[slot.list].next
-    var scanned = 0
+    var count = 0
     while row != head {
-      guard scanned < limit else { return Deadline(uptimeNanoseconds: start) }
+      guard count < limit else {
+        return Deadline(uptimeNanoseconds: Int64(slot.start << Self.tickShift))
+      }
       earliest = min(earliest, rows[Int(row)].deadline)
       row = rows[Int(row)].next
-      scanned += 1
+      count += 1
     }
+    scanned = (slot.list, earliest)
     // Rows moved later may all lie beyond the slot; every other slot starts
     // at or after `end`.
     return Deadline(uptimeNanoseconds: min(earliest, end))
@@ -310,6 +327,9 @@ struct TimerWheel: ~Copyable {
     if tail == head { heads[list].next = slot } else { rows[Int(tail)].next = slot }
     heads[list].prev = slot
     occupied[level] |= 1 << UInt64(index)
+    if scanned?.list == list {
+      scanned!.earliest = min(scanned!.earliest, rows[Int(slot)].deadline)
+    }
   }
 
   /// Takes a row out of its wheel list. O(1).
@@ -329,6 +349,7 @@ struct TimerWheel: ~Copyable {
     if prev == next {  // both the head: the list is now empty
       let list = Int(prev - Link.firstHead)
       occupied[list / Self.slotsPerLevel] &= ~(1 << UInt64(list % Self.slotsPerLevel))
+      if scanned?.list == list { scanned = nil }
     }
   }
 
@@ -354,6 +375,7 @@ struct TimerWheel: ~Copyable {
       var row = heads[slot.list].next
       heads[slot.list] = Head(next: head, prev: head)
       occupied[slot.level] &= ~(1 << UInt64(slot.list % Self.slotsPerLevel))
+      if scanned?.list == slot.list { scanned = nil }
       // None of them can land in this slot again: its index is now elapsed's.
       while row != head {
         let next = rows[Int(row)].next
