@@ -29,8 +29,6 @@ struct NearQueue {
   private(set) var tombstones = 0
   private(set) var heap: [Node] = []
 
-  var count: Int { run.count - runStart - tombstones + heap.count }
-
   static func ordered(_ a: Node, before b: Node) -> Bool {
     a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
   }

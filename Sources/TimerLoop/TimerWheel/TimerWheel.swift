@@ -154,8 +154,6 @@ struct TimerWheel: ~Copyable {
     free(rows)
   }
 
-  var isEmpty: Bool { count == 0 }
-
   static func tick(_ deadline: Int64) -> UInt64 {
     UInt64(max(deadline, 0)) >> tickShift
   }
