@@ -15,6 +15,10 @@ import Testing
     return (fds[0], fds[1])
   }
 
+  private func closeAll(_ fds: CInt...) {
+    for fd in fds { close(fd) }
+  }
+
   private func write(_ fd: CInt, _ byte: UInt8 = 42) {
     var byte = byte
     _ = Glibc.write(fd, &byte, 1)
@@ -24,10 +28,7 @@ import Testing
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
     let (reader, writer) = try makePipe()
-    defer {
-      close(reader)
-      close(writer)
-    }
+    defer { closeAll(reader, writer) }
     let readable = DispatchSemaphore(value: 0)
     let onLoopThread = Atomic<Bool>(false)
     let registration = Locked<DescriptorRegistration?>(nil)
@@ -89,7 +90,7 @@ import Testing
     defer { loop.shutdown() }
     let (readerA, writerA) = try makePipe()
     let (readerB, writerB) = try makePipe()
-    defer { for fd in [readerA, writerA, readerB, writerB] { close(fd) } }
+    defer { closeAll(readerA, writerA, readerB, writerB) }
     let calls = Atomic<Int>(0)
     let registrations = Locked<[DescriptorRegistration]>([])
     let release = try holdLoopThread(loop)
@@ -118,10 +119,7 @@ import Testing
       let loop = try EpollEventLoop.startOnNewThread()
       defer { loop.shutdown() }
       let (reader, writer) = try makePipe()
-      defer {
-        close(reader)
-        close(writer)
-      }
+      defer { closeAll(reader, writer) }
       let calls = Atomic<Int>(0)
       // The handler never reads, so the pipe stays readable.
       try onLoop(loop) {
@@ -143,10 +141,7 @@ import Testing
   @Test func registeringOffTheLoopThreadOrAfterShutdownThrows() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     let (reader, writer) = try makePipe()
-    defer {
-      close(reader)
-      close(writer)
-    }
+    defer { closeAll(reader, writer) }
     #expect(throws: TimerLoopError.wrongThread) {
       _ = try loop.register(reader, for: .readable) { _ in }
     }
@@ -156,10 +151,7 @@ import Testing
   @Test func shutdownReleasesHandlersWithoutClosingDescriptors() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     let (reader, writer) = try makePipe()
-    defer {
-      close(reader)
-      close(writer)
-    }
+    defer { closeAll(reader, writer) }
     weak var weakCanary: Canary?
     try {
       let canary = Canary()
