@@ -67,8 +67,9 @@ import Testing
         reference.push(slot, deadline)
       case 5..<7:
         #expect(wheel.remove(slot: slot) == reference.remove(slot), "seed \(seed)")
-      case 7 where wheel.contains(slot: slot):
-        // Later (lazy), earlier (unlinked) or the same, in the wheel or the near queue.
+      case 7 where Int(slot) < wheel.rowCount:
+        // Later (lazy), earlier (unlinked) or the same, in the wheel or the near
+        // queue; or queued afresh, as for a timer running its callback.
         wheel.reschedule(slot: slot, to: Deadline(uptimeNanoseconds: deadline))
         _ = reference.remove(slot)
         reference.push(slot, deadline)

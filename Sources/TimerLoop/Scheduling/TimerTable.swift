@@ -92,11 +92,7 @@ struct TimerTable: ~Copyable {
 
   /// Moves the timer in `slot` to `deadline`, dropping a firing collected but not started.
   mutating func reschedule(_ slot: UInt32, to deadline: Deadline) {
-    if queue.contains(slot: slot) {
-      queue.reschedule(slot: slot, to: deadline)
-    } else {
-      queue.push(slot: slot, deadline: deadline)
-    }
+    queue.reschedule(slot: slot, to: deadline)
     self[entry: slot].phase = .queued
     self[entry: slot].firePending = false
   }

@@ -207,11 +207,14 @@ struct TimerWheel: ~Copyable {
     checkInvariants()
   }
 
-  /// Moves a queued `slot` to `deadline`, behind every slot already queued for it.
+  /// Moves `slot` to `deadline`, behind every slot already queued for it;
+  /// queues it if it is not queued (a timer running its callback).
   mutating func reschedule(slot: UInt32, to deadline: Deadline) {
-    precondition(contains(slot: slot), "slot \(slot) is not queued")
+    precondition(Int(slot) < rowCount, "slot \(slot) has no row")
     let row = Int(slot)
-    if rows[row].next == Link.near {
+    if rows[row].next == Link.unqueued {
+      count += 1
+    } else if rows[row].next == Link.near {
       near.remove(slot, rows: rows)
     } else if deadline.uptimeNanoseconds >= rows[row].deadline {
       // Later: the row's slot is visited no later than its new deadline's,
