@@ -143,5 +143,8 @@ struct LatencySummary {
 
 /// Writes `message` to standard error: progress and diagnostics, kept out of the metric lines.
 func printError(_ message: String) {
+  // Metric lines wait in stdout's buffer when it is a file; flushed first, a
+  // progress line written to a shared log never lands inside one.
+  fflush(nil)  // every output stream; `stdout` itself is a global Swift 6 rejects
   FileHandle.standardError.write(Data((message + "\n").utf8))
 }
