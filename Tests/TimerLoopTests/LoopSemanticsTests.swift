@@ -209,10 +209,23 @@ import Testing
       TimeAmount(Duration.seconds(Int64.max)),
       .max, .seconds(Int64.max),
     ]
-    let handles = try delays.map { delay in
+    var handles = try delays.map { delay in
       try harness.loop.schedule(after: delay) { fired.add(1, ordering: .relaxed) }
     }
-    try harness.onLoop { #expect(handles.allSatisfy { $0.deadline == .distantFuture }) }
+    // Durations beyond what `Duration.components` can report (issue 10).
+    let hugeDuration = Duration.seconds(Int64.max) * 2
+    handles.append(
+      try harness.loop.schedule(after: hugeDuration) { fired.add(1, ordering: .relaxed) })
+    handles.append(
+      try harness.loop.scheduleRepeating(after: hugeDuration, every: hugeDuration) { _ in
+        fired.add(1, ordering: .relaxed)
+      })
+    let moved = try harness.loop.schedule(after: .zero) { fired.add(1, ordering: .relaxed) }
+    moved.reschedule(after: hugeDuration)
+    handles.append(moved)
+    try harness.onLoop { [handles] in
+      #expect(handles.allSatisfy { $0.deadline == .distantFuture })
+    }
     try harness.loop.scheduleRepeating(after: .max, every: .max) { _ in
       fired.add(1, ordering: .relaxed)
     }

@@ -22,6 +22,35 @@ import TimerLoop
     #expect(TimeAmount(.seconds(9_223_372_036)) == .nanoseconds(9_223_372_036_000_000_000))
   }
 
+  /// Durations far beyond `Int64` seconds (`Duration` counts 128-bit
+  /// attoseconds, about ±5.4e12 years) saturate instead of trapping.
+  @Test func durationConversionSaturatesForEvery128BitDuration() {
+    let largest = Duration(secondsComponent: .max, attosecondsComponent: .max) * 18
+    let huge: [Duration] = [
+      .seconds(Int64.max) * 2, .seconds(Int64.max) * 18, largest,
+      Duration(secondsComponent: .max, attosecondsComponent: 999_999_999_999_999_999),
+    ]
+    for duration in huge {
+      #expect(TimeAmount(duration) == .max, "\(duration)")
+      #expect(TimeAmount(.zero - duration) == .min, "-\(duration)")
+    }
+    #expect(TimeAmount(.seconds(Int64.min) * 2) == .min)
+    let tiny = Duration(secondsComponent: 0, attosecondsComponent: 1)
+    #expect(TimeAmount(.nanoseconds(Int64.max) + tiny) == .max)
+    #expect(TimeAmount(.nanoseconds(Int64.min) - tiny) == .min)
+    #expect(TimeAmount(.nanoseconds(Int64.max)) == .max)
+    #expect(TimeAmount(.nanoseconds(Int64.min)) == .min)
+    // Just inside the range, rounding up stays inside it.
+    #expect(
+      TimeAmount(
+        .nanoseconds(Int64.max - 1) + Duration(secondsComponent: 0, attosecondsComponent: 1))
+        == .max)
+    #expect(
+      TimeAmount(
+        .nanoseconds(Int64.min) + Duration(secondsComponent: 0, attosecondsComponent: 1))
+        == .nanoseconds(Int64.min + 1))
+  }
+
   @Test func secondsConversionRoundsUpAndSaturates() throws {
     #expect(try TimeAmount(seconds: 1.5) == .milliseconds(1_500))
     #expect(try TimeAmount(seconds: 1e-10) == .nanoseconds(1))
@@ -47,6 +76,35 @@ import TimerLoop
     #expect(TimeAmount.max + .nanoseconds(1) == .max)
     #expect(TimeAmount.min + .nanoseconds(-1) == .min)
   }
+
+  @Test func everyConversionAndOperatorHoldsAtTheExtremes() throws {
+    for n: Int64 in [.min, .min + 1, -1, 0, 1, .max - 1, .max] {
+      let sign: TimeAmount = n < 0 ? .min : .max
+      #expect(TimeAmount.nanoseconds(n).nanoseconds == n)
+      let small = n.magnitude <= 1
+      #expect(TimeAmount.microseconds(n) == (small ? .nanoseconds(n * 1_000) : sign))
+      #expect(TimeAmount.milliseconds(n) == (small ? .nanoseconds(n * 1_000_000) : sign))
+      #expect(TimeAmount.seconds(n) == (small ? .nanoseconds(n * 1_000_000_000) : sign))
+      // Round trips through Duration and Double seconds.
+      #expect(TimeAmount(TimeAmount.nanoseconds(n).duration) == .nanoseconds(n))
+      let seconds = TimeAmount.nanoseconds(n).seconds
+      #expect(seconds.isFinite)
+      _ = try TimeAmount(seconds: seconds)
+    }
+    let amounts: [TimeAmount] = [.min, .nanoseconds(-1), .zero, .nanoseconds(1), .max]
+    for lhs in amounts {
+      for rhs in amounts {
+        let exact = Int128(lhs.nanoseconds) + Int128(rhs.nanoseconds)
+        let expected = TimeAmount(nanoseconds: Int64(clamping: exact))
+        #expect(lhs + rhs == expected, "\(lhs) + \(rhs)")
+        #expect((lhs < rhs) == (lhs.nanoseconds < rhs.nanoseconds))
+      }
+    }
+    #expect(try TimeAmount(seconds: .leastNonzeroMagnitude) == .nanoseconds(1))
+    #expect(try TimeAmount(seconds: -.greatestFiniteMagnitude) == .min)
+    #expect(TimeAmount.max.description == "\(Int64.max) ns")
+    #expect(TimeAmount.min.duration == .nanoseconds(Int64.min))
+  }
 }
 
 @Suite struct DeadlineTests {
@@ -62,6 +120,28 @@ import TimerLoop
   @Test func subtractionSaturates() {
     #expect(Deadline.distantFuture - Deadline(uptimeNanoseconds: -5) == .max)
     #expect(Deadline(uptimeNanoseconds: -5) - .distantFuture == .min)
+  }
+
+  @Test func everyOperatorSaturatesAtTheExtremes() {
+    let deadlines: [Deadline] = [
+      Deadline(uptimeNanoseconds: .min), Deadline(uptimeNanoseconds: -1), .distantPast,
+      Deadline(uptimeNanoseconds: 1), Deadline(uptimeNanoseconds: .max - 1), .distantFuture,
+    ]
+    let amounts: [TimeAmount] = [.min, .nanoseconds(-1), .zero, .nanoseconds(1), .max]
+    for deadline in deadlines {
+      for amount in amounts {
+        let exact = Int128(deadline.uptimeNanoseconds) + Int128(amount.nanoseconds)
+        let expected = Deadline(uptimeNanoseconds: Int64(clamping: Swift.max(exact, 0)))
+        #expect(deadline + amount == expected, "\(deadline) + \(amount)")
+      }
+      for other in deadlines {
+        let exact = Int128(deadline.uptimeNanoseconds) - Int128(other.uptimeNanoseconds)
+        #expect(deadline - other == TimeAmount(nanoseconds: Int64(clamping: exact)))
+        #expect((deadline < other) == (deadline.uptimeNanoseconds < other.uptimeNanoseconds))
+      }
+      _ = deadline.description
+    }
+    #expect(Deadline.distantFuture.description == "Deadline.distantFuture")
   }
 
   @Test func nowIsMonotonic() {

@@ -52,17 +52,21 @@ public struct TimeAmount: Hashable, Comparable, Sendable, CustomStringConvertibl
   ///
   /// This is the only conversion from `Duration` in the module.
   public init(_ duration: Duration) {
-    let (seconds, attoseconds) = duration.components
-    // attoseconds is in (-1e18, 1e18) and has the sign of the duration.
-    let (wholeNs, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-    let fractionNs = wholeNs + (remainder > 0 ? 1 : 0)
-    let (secondsNs, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    let (total, overflow2) = secondsNs.addingReportingOverflow(fractionNs)
-    if overflow || overflow2 {
-      self = seconds < 0 ? .min : .max
-    } else {
-      self.init(nanoseconds: total)
+    // Out-of-range durations are caught as 128-bit `Duration`s first:
+    // `components` traps when the whole seconds do not fit an `Int64`.
+    guard duration <= Self.max.duration else {
+      self = .max
+      return
     }
+    guard duration > Self.min.duration else {
+      self = .min
+      return
+    }
+    let (seconds, attoseconds) = duration.components
+    // attoseconds is in (-1e18, 1e18) and has the sign of the duration. In
+    // range, neither the product nor the rounded-up sum can overflow.
+    let (wholeNs, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+    self.init(nanoseconds: seconds * 1_000_000_000 + wholeNs + (remainder > 0 ? 1 : 0))
   }
 
   /// Converts a `TimeInterval` (a `Double` count of seconds), rounding up to a
