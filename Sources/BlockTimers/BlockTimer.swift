@@ -412,7 +412,10 @@ public final class BlockTimer: Sendable {
   }
 
   /// How late the timer may fire, in seconds (Apple's `tolerance`; default 0).
-  /// Negative and NaN values are stored as 0.
+  /// Negative and NaN values are stored as 0. On a repeating timer the value
+  /// stored is at most half of ``timeInterval``, as CoreFoundation's
+  /// `CFRunLoopTimerSetTolerance` caps it, so the getter reads back the capped
+  /// value.
   ///
   /// Tolerance only ever delays a firing, never advances it. The timer uses it
   /// to coalesce wake-ups: the deadline is rounded up to the grid of the
@@ -424,7 +427,7 @@ public final class BlockTimer: Sendable {
   public var tolerance: TimeInterval {
     get { state.withLock { $0.tolerance } }
     set {
-      let tolerance = newValue > 0 ? newValue : 0
+      let tolerance = min(newValue > 0 ? newValue : 0, repeats ? timeInterval / 2 : .infinity)
       state.withLock { state in
         state.tolerance = tolerance
         guard case .scheduled(var scheduled) = state.phase else { return }

@@ -55,7 +55,8 @@ public final class CountdownTimer: Sendable {
 
   /// The total running time, in seconds (negative values count as 0).
   public let duration: TimeInterval
-  /// The time between ticks, in seconds (≤ 0 became 0.0001, as for `Timer`).
+  /// The time between ticks, in seconds (below 0.0001, zero and negative
+  /// included, it was raised to 0.0001, the floor Apple's `Timer` applies).
   public let tickInterval: TimeInterval
 
   private let total: TimeAmount
@@ -93,7 +94,8 @@ public final class CountdownTimer: Sendable {
   /// - Parameters:
   ///   - duration: seconds to count down; ≤ 0 completes on the first pass after
   ///     ``start()``; `.infinity` never completes.
-  ///   - tickInterval: seconds between ticks; ≤ 0 becomes 0.0001.
+  ///   - tickInterval: seconds between ticks; below 0.0001 (zero and negative
+  ///     included) becomes 0.0001, so a tiny tick cannot spin the loop.
   ///   - loop: `nil` picks ``DefaultLoop/current`` now.
   ///   - queue: deliver callbacks on this queue instead of the loop's thread.
   ///   - onTick: receives the remaining seconds and the progress in 0...1.
@@ -107,7 +109,8 @@ public final class CountdownTimer: Sendable {
     onTick: @escaping @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void,
     onCompletion: @escaping @Sendable () -> Void
   ) throws {
-    let interval = tickInterval <= 0 ? BlockTimer.minimumInterval : tickInterval
+    // NaN passes through, to be refused by TimeAmount(seconds:).
+    let interval = tickInterval.isNaN ? tickInterval : max(tickInterval, BlockTimer.minimumInterval)
     total = max(try TimeAmount(seconds: duration), .zero)
     tick = try TimeAmount(seconds: interval)
     self.duration = max(duration, 0)

@@ -58,6 +58,29 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// Whether the timer can still fire; see ``BlockTimer/isValid``.
   public var isValid: Bool { timer.isValid }
 
+  /// Whether the timer repeats; see ``BlockTimer/repeats``.
+  public var repeats: Bool { timer.repeats }
+
+  /// The repeat interval in seconds, 0 for a one-shot; see ``BlockTimer/timeInterval``.
+  public var timeInterval: TimeInterval { timer.timeInterval }
+
+  /// The date at which the timer fires next; setting it moves the timer, from
+  /// any thread. See ``BlockTimer/fireDate``.
+  public var fireDate: Date {
+    get { timer.fireDate }
+    set { timer.fireDate = newValue }
+  }
+
+  /// How late the timer may fire, in seconds; see ``BlockTimer/tolerance``
+  /// (negative and NaN read back 0; a repeating timer's is capped at half its interval).
+  public var tolerance: TimeInterval {
+    get { timer.tolerance }
+    set { timer.tolerance = newValue }
+  }
+
+  /// The value given at scheduling; see ``BlockTimer/userInfo``.
+  public var userInfo: (any Sendable)? { timer.userInfo }
+
   /// Stops the timer; see ``BlockTimer/invalidate()``.
   public func invalidate() { timer.invalidate() }
 
@@ -127,6 +150,23 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
     ) { target, _ in action(target)() }
   }
 
+  /// The same, with an action that also receives the timer, as a selector
+  /// `-tick:(NSTimer *)timer` does: `action: Owner.tick(_:)` for a method
+  /// `func tick(_ timer: BlockTimer)`. The timer is the underlying
+  /// ``BlockTimer`` (the object ``timer`` returns), so the action can read its
+  /// ``BlockTimer/userInfo`` or ``BlockTimer/fireDate``, or invalidate it.
+  public static func scheduledTimer(
+    withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
+      queue: queue
+    ) { target, timer in action(target)(timer) }
+  }
+
   /// JCAutoInvalidateTimer's block form: the action also receives the
   /// `userInfo` given here (the same value as ``BlockTimer/userInfo``).
   public static func scheduledTimer(
@@ -166,5 +206,20 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
       fireTime: fireTime, interval: interval, target: target, repeats: repeats, userInfo: userInfo,
       on: loop, deliveringOn: queue
     ) { target in action(target)() }
+  }
+
+  /// YVTimer's form with a method that receives the timer, as YVProxy forwards
+  /// `-tick:(NSTimer *)timer`: `action: Owner.tick(_:)` for a method
+  /// `func tick(_ timer: BlockTimer)`, called with the underlying ``BlockTimer``.
+  public static func scheduledTimer(
+    fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, fireDate: Date(timeIntervalSinceNow: fireTime), start: .delay(fireTime),
+      interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue
+    ) { target, timer in action(target)(timer) }
   }
 }

@@ -373,6 +373,34 @@ final class BlockTimerTests: XCTestCase {
     XCTAssertEqual(negative.tolerance, 0)
   }
 
+  /// Issue 10, item 13: CoreFoundation caps a repeating timer's tolerance at
+  /// half its interval; every firing stays in [grid point, grid point + tolerance).
+  func testToleranceOfARepeatingTimerIsCappedAtHalfItsIntervalAndNeverMakesItEarly() {
+    let loop = VirtualEventLoop(start: Deadline(uptimeNanoseconds: 1 << 33))
+    defer { loop.shutdown() }
+    let start = loop.now
+    let fired = EventLog<TimeAmount>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      fired.append(loop.now - start)
+    }
+    timer.tolerance = 1
+    XCTAssertEqual(timer.tolerance, 0.005)
+    timer.tolerance = -1
+    XCTAssertEqual(timer.tolerance, 0)
+    timer.tolerance = 0.004
+    XCTAssertEqual(timer.tolerance, 0.004)
+    timer.tolerance = 60
+    loop.advanceTime(by: .ms(105))
+    XCTAssertEqual(fired.count, 10, "one firing per interval: \(fired.all)")
+    for (n, at) in fired.all.enumerated() {
+      let due = TimeAmount.ms(Double(n + 1) * 10)
+      XCTAssertTrue(at >= due && at < due + .ms(5), "firing \(n) at \(at), due at \(due)")
+    }
+    let oneShot = BlockTimer(timeInterval: 0.01, repeats: false) { _ in }
+    oneShot.tolerance = 60
+    XCTAssertEqual(oneShot.tolerance, 60, "a one-shot has no interval to cap it")
+  }
+
   func testTimeIntervalIsZeroForAOneShotAndUserInfoIsKept() {
     let timer = BlockTimer(timeInterval: 5, repeats: false, userInfo: "payload") { _ in }
     XCTAssertEqual(timer.timeInterval, 0)

@@ -215,6 +215,22 @@ final class CountdownTimerTests: XCTestCase {
     XCTAssertEqual(completions.all, [0])
   }
 
+  /// Issue 10, item 8: a positive tick below 0.1 ms is raised to 0.1 ms, as
+  /// ``BlockTimer`` raises its interval, instead of ticking every nanosecond.
+  func testATinyTickIsRaisedToOneTenthOfAMillisecond() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let ticks = EventLog<Tick>()
+    let completions = EventLog<Double>()
+    let countdown = try countdown(
+      0.0003, tick: 1e-9, on: loop, ticks: ticks, completions: completions)
+    XCTAssertEqual(countdown.tickInterval, 0.0001)
+    countdown.start()
+    loop.advanceTime(by: .ms(1))
+    XCTAssertEqual(ticks.all.prefix(4).map(\.at), [0.1, 0.2, 0.3])
+    XCTAssertEqual(completions.count, 1)
+  }
+
   func testACountdownOnAShutDownLoopEndsCancelled() throws {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }

@@ -29,7 +29,51 @@ private final class ViewModel: Sendable {
   func tick() { ticks.append(loop.milliseconds(since: start)) }
 }
 
+/// A YVTimer/EasyTimer owner whose selector takes the timer: `-tick:(NSTimer *)timer`.
+private final class Poller: Sendable {
+  let received = EventLog<String>()
+  func tick(_ timer: BlockTimer) {
+    received.append(timer.userInfo as? String ?? "none")
+    if received.count == 2 { timer.invalidate() }
+  }
+}
+
 final class WeakTargetTimerTests: XCTestCase {
+  /// Issue 13, item 4: the wrapper forwards the timer's properties, and an
+  /// action can take the timer as `-tick:(NSTimer *)` does.
+  func testForwardsTheTimersPropertiesAndCanHandTheTimerToTheAction() {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let poller = Poller()
+    let timer = WeakTargetTimer.scheduledTimer(
+      withTimeInterval: 0.01, target: poller, userInfo: "feed", on: loop, action: Poller.tick(_:))
+    XCTAssertTrue(timer.repeats)
+    XCTAssertEqual(timer.timeInterval, 0.01)
+    XCTAssertEqual(timer.userInfo as? String, "feed")
+    XCTAssertEqual(timer.fireDate.timeIntervalSince(timer.timer.fireDate), 0, accuracy: 0.001)
+    timer.tolerance = 1
+    XCTAssertEqual(timer.tolerance, 0.005, "capped at half the interval, as on the timer")
+    XCTAssertEqual(timer.timer.tolerance, 0.005)
+    timer.tolerance = 0
+    let moved = timer.fireDate.addingTimeInterval(0.02)
+    timer.fireDate = moved
+    XCTAssertEqual(timer.fireDate.timeIntervalSince(moved), 0, accuracy: 0.001)
+    XCTAssertEqual(timer.timer.fireDate.timeIntervalSince(moved), 0, accuracy: 0.001)
+    loop.advanceTime(by: .ms(25))
+    XCTAssertEqual(poller.received.count, 0, "moved 20 ms later")
+    loop.advanceTime(by: .ms(100))
+    XCTAssertEqual(poller.received.all, ["feed", "feed"], "the action invalidated its timer")
+    XCTAssertFalse(timer.isValid)
+
+    let yv = WeakTargetTimer.scheduledTimer(
+      fireTime: 0.5, interval: 1, target: poller, repeats: false, userInfo: "yv", on: loop,
+      action: Poller.tick(_:))
+    XCTAssertFalse(yv.repeats)
+    XCTAssertEqual(yv.timeInterval, 0)
+    loop.advanceTime(by: .seconds(1))
+    XCTAssertEqual(poller.received.all.last, "yv")
+  }
+
   func testAViewModelReleasedMidSeriesGetsNoMoreCallsAndItsTimerEnds() {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }
