@@ -4,7 +4,7 @@ import Synchronization
 import TimerLoop
 
 /// A timer with the API and documented semantics of Foundation's `Timer` block
-/// API, running on an ``EventLoop`` instead of a `RunLoop`, so ported code runs
+/// API, running on a TimerLoop `EventLoop` instead of a `RunLoop`, so ported code runs
 /// on Linux with nothing to spin.
 ///
 /// ```swift
@@ -166,6 +166,9 @@ public final class BlockTimer: Sendable {
   /// monotonic clock.
   ///
   /// - Parameters:
+  ///   - interval: seconds between fires, and before the first; ≤ 0 becomes
+  ///     0.0001, NaN gives an invalid timer.
+  ///   - repeats: `false` for a one-shot, invalidated after it fires.
   ///   - loop: the loop to run on; `nil` (the default) picks
   ///     ``DefaultLoop/current``: the loop of the calling thread, else the
   ///     shared background loop.

@@ -4,8 +4,10 @@ import Synchronization
 import TimerLoop
 
 /// A countdown of a fixed duration that ticks at a fixed interval and completes
-/// once: the seeds' TTTimer, without its unbalanced-suspend crash (a
-/// `DispatchSourceTimer` traps when released suspended or resumed twice).
+/// once: what GCD countdown wrappers such as TTTimer provide (a
+/// `DispatchSourceTimer` with tick and completion callbacks), without their
+/// unbalanced-suspend crash (a `DispatchSourceTimer` traps when released
+/// suspended or resumed twice).
 ///
 /// ```swift
 /// let countdown = try CountdownTimer(duration: 5, tickInterval: 1,
@@ -100,8 +102,8 @@ public final class CountdownTimer: Sendable {
   ///   - queue: deliver callbacks on this queue instead of the loop's thread.
   ///   - onTick: receives the remaining seconds and the progress in 0...1.
   ///   - onCompletion: called once when the countdown runs out.
-  /// - Throws: ``TimerLoopError/invalidInterval`` when `duration` or
-  ///   `tickInterval` is NaN; ``SystemError`` when no loop is given and the
+  /// - Throws: `TimerLoopError.invalidInterval` when `duration` or
+  ///   `tickInterval` is NaN; `SystemError` when no loop is given and the
   ///   shared loop cannot start.
   public init(
     duration: TimeInterval, tickInterval: TimeInterval, on loop: (any EventLoop)? = nil,

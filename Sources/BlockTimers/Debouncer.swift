@@ -30,8 +30,9 @@ public final class Debouncer<Value: Sendable>: Sendable {
   ///     loop's next pass; `.infinity` only on ``flush()``.
   ///   - loop: `nil` picks ``DefaultLoop/current`` now.
   ///   - queue: run the action on this queue instead of the loop's thread.
-  /// - Throws: ``TimerLoopError/invalidInterval`` for a NaN delay;
-  ///   ``SystemError`` when no loop is given and the shared loop cannot start.
+  ///   - action: receives the last value given to ``call(_:)``.
+  /// - Throws: `TimerLoopError.invalidInterval` for a NaN delay;
+  ///   `SystemError` when no loop is given and the shared loop cannot start.
   public init(
     delay: TimeInterval, on loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void

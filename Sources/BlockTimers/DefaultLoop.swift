@@ -11,8 +11,8 @@ import TimerLoop
 ///    sets it to a timer's own loop while that timer's block runs, so a timer
 ///    scheduled from inside a block lands on the same loop, as it would on
 ///    Apple's platforms);
-/// 2. the loop whose closures the caller runs in: ``EpollEventLoop/current`` on
-///    an event loop's thread, ``VirtualEventLoop/current`` inside a virtual
+/// 2. the loop whose closures the caller runs in: `EpollEventLoop.current` on
+///    an event loop's thread, `VirtualEventLoop.current` inside a virtual
 ///    loop's `advanceTime`;
 /// 3. the ``shared()`` loop, started on a background thread the first time it
 ///    is needed, so `BlockTimer.scheduledTimer(...)` just works.
@@ -39,12 +39,12 @@ public enum DefaultLoop {
     return try shared()
   }
 
-  /// The process-wide default loop: an ``EpollEventLoop`` on a background thread
+  /// The process-wide default loop: an `EpollEventLoop` on a background thread
   /// named `BlockTimers`, started by the first call and then returned by every
   /// call. It runs until the process exits (or someone calls its `shutdown()`,
   /// after which timers scheduled on it are invalid at once).
   ///
-  /// - Throws: ``SystemError`` when the loop cannot be started (typically
+  /// - Throws: `SystemError` when the loop cannot be started (typically
   ///   `EMFILE`); the next call tries again.
   public static func shared() throws(SystemError) -> EpollEventLoop {
     try sharedLoop.withLock { (loop) throws(SystemError) -> EpollEventLoop in
@@ -57,7 +57,7 @@ public enum DefaultLoop {
 
   /// Runs `body` with `loop` as ``current`` on this thread (and in tasks it
   /// creates), so that code written against `BlockTimer.scheduledTimer(...)`
-  /// without a loop can be driven by a ``VirtualEventLoop`` in a test.
+  /// without a loop can be driven by a `VirtualEventLoop` in a test.
   /// Nests; the previous choice is restored when `body` returns.
   @discardableResult
   public static func withCurrent<Result>(

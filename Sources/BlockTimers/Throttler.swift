@@ -30,8 +30,9 @@ public final class Throttler<Value: Sendable>: Sendable {
   ///     loop's next pass.
   ///   - loop: `nil` picks ``DefaultLoop/current`` now.
   ///   - queue: run the action on this queue instead of the loop's thread.
-  /// - Throws: ``TimerLoopError/invalidInterval`` for a NaN interval;
-  ///   ``SystemError`` when no loop is given and the shared loop cannot start.
+  ///   - action: receives the last value given to ``call(_:)`` in the window.
+  /// - Throws: `TimerLoopError.invalidInterval` for a NaN interval;
+  ///   `SystemError` when no loop is given and the shared loop cannot start.
   public init(
     interval: TimeInterval, on loop: (any EventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,

@@ -3,8 +3,9 @@ import Foundation
 import TimerLoop
 
 /// A timer that holds its target weakly and calls an action with it: the
-/// pattern of the seeds' EasyTimer, JCAutoInvalidateTimer and YVTimer+YVProxy
-/// (an `NSProxy` forwarding to a weak target), which exist because a `Timer`
+/// pattern of weak-target timer helpers such as EasyTimer,
+/// JCAutoInvalidateTimer and YVTimer+YVProxy (an `NSProxy` forwarding to a
+/// weak target), which exist because a `Timer`
 /// retains its target and an owner that keeps its timer in a property then
 /// never deallocates.
 ///
@@ -123,6 +124,11 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// `scheduledTimer(timeInterval:target:selector:...)`.
   ///
   /// - Parameters:
+  ///   - interval: seconds between calls, and before the first; ≤ 0 becomes
+  ///     0.0001, NaN gives an invalid timer.
+  ///   - target: held weakly; passed to `action` while it lives.
+  ///   - repeats: `false` for a single call.
+  ///   - userInfo: returned by the timer's ``BlockTimer/userInfo``.
   ///   - loop: `nil` picks ``DefaultLoop/current``.
   ///   - queue: deliver calls on this queue instead of the loop's thread.
   ///   - action: for example `{ $0.refresh() }`.

@@ -20,7 +20,12 @@ extension EpollEventLoop {
   /// keep coming until the handler deregisters or closes.
   ///
   /// - Parameters:
+  ///   - fd: an open descriptor that `epoll` accepts (a socket, pipe, eventfd,
+  ///     timerfd, terminal; not a regular file), not yet registered here.
+  ///   - interest: what to be told about: ``Readiness/readable``,
+  ///     ``Readiness/writable`` or both (``Readiness/hangUp`` is always reported).
   ///   - mode: ``TriggerMode/level`` (default) or ``TriggerMode/edge``.
+  ///   - handler: runs on the loop thread with what `fd` is ready for.
   /// - Throws: ``TimerLoopError/wrongThread`` off the loop thread,
   ///   ``TimerLoopError/shutdown`` after shutdown, ``SystemError`` from
   ///   `epoll_ctl` (for example `EEXIST` for a descriptor already registered,

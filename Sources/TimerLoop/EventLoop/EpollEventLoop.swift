@@ -8,7 +8,7 @@ import Synchronization
 /// one eventfd through which other threads wake it.
 ///
 /// Run it on the calling thread with ``run()``, or on a thread of its own with
-/// ``startOnNewThread(name:)``. Each iteration runs one pass of due work (see
+/// ``startOnNewThread(name:leeway:)``. Each iteration runs one pass of due work (see
 /// ``EventLoop``), re-arms the timerfd if the earliest deadline changed, and
 /// blocks in `epoll_wait` with no timeout: deadlines live in the absolute
 /// timerfd, so a signal interrupting the wait cannot stretch one. The loop

@@ -94,9 +94,13 @@ extension EventLoop {
   /// (nanoseconds, raised to at least 0.1 ms) until cancelled. `body` receives
   /// the timer's handle so it can cancel or reschedule itself.
   ///
-  /// - Parameter policy: ``RepeatPolicy/fixedRate`` (default; Apple's `Timer`:
-  ///   stays on the grid `first + n × interval`, one call for missed ticks) or
-  ///   ``RepeatPolicy/fixedDelay``.
+  /// - Parameters:
+  ///   - first: the first deadline (monotonic clock); a past one runs in the next pass.
+  ///   - interval: the period; below 0.1 ms (zero and negative included) it is 0.1 ms.
+  ///   - policy: ``RepeatPolicy/fixedRate`` (default; Apple's `Timer`: stays on
+  ///     the grid `first + n × interval`, one call for missed ticks) or
+  ///     ``RepeatPolicy/fixedDelay``.
+  ///   - body: runs on the loop thread with the timer's handle.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   /// - Complexity: O(1) amortised per schedule and per firing.
   @discardableResult

@@ -19,8 +19,10 @@ public final class EventLoopGroup: Sendable {
   /// Starts `count` loops (at least one), each on a new thread named
   /// `TimerLoop-<n>`, with `leeway` (see ``EpollEventLoop/init(leeway:)``).
   ///
-  /// - Parameter count: how many loops; by default the number of online
-  ///   cores (`sysconf(_SC_NPROCESSORS_ONLN)`).
+  /// - Parameters:
+  ///   - count: how many loops; by default the number of online cores
+  ///     (`sysconf(_SC_NPROCESSORS_ONLN)`).
+  ///   - leeway: each loop's ``EpollEventLoop/leeway`` (clamped to 0 ... 1 s).
   /// - Throws: ``SystemError`` if a loop cannot be started; the loops
   ///   already started are shut down first.
   public init(

@@ -8,7 +8,7 @@
 ///
 /// All methods are safe from any thread. On the loop thread they act at once:
 /// O(1), or O(log k) for a timer among k due within the current 65 µs tick
-/// that arrived out of order (``TimerWheel``); no lock, no allocation.
+/// that arrived out of order (the timing wheel's near queue); no lock, no allocation.
 /// From another thread they become a request that the loop applies before it
 /// runs anything else (one short lock, coalesced wake-ups).
 public struct TimerHandle: Sendable {

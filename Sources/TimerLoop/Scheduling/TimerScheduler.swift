@@ -7,7 +7,7 @@ import Synchronization
 /// one; reach it through ``EventLoop/scheduler``.
 ///
 /// Ground rules:
-/// - The timer table (``TimerTable``) belongs to the loop's thread. Calls made
+/// - The timer table (`TimerTable`) belongs to the loop's thread. Calls made
 ///   on that thread (from callbacks, or anything they call) change it directly,
 ///   with no lock and no atomic read-modify-write.
 /// - Calls from any other thread become requests in the *inbox*, a short list

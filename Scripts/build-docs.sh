@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of the two library modules, TimerLoop and
+# BlockTimers, from their symbol graphs and catalogs (Sources/<Module>/<Module>.docc)
+# with the docc that ships with the toolchain: no plugin, no network. Any docc
+# warning (a broken symbol link, an undocumented parameter of a documented
+# function) fails the script.
+#
+#   Scripts/build-docs.sh [OUTPUT_DIR]   # default .build/docs; one <Module>.doccarchive each
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-.build/docs}
+# The debug build `swift test` makes, so CI compiles nothing twice. The tests
+# are built too: dump-symbol-graph also visits the test modules, and fails if
+# they are missing.
+swift build --build-tests
+# Extracts the public symbols of each module.
+graphs=$(swift package dump-symbol-graph | sed -n 's/^Files written to //p')
+if [ -z "$graphs" ]; then
+  echo "build-docs: swift package dump-symbol-graph did not say where it wrote" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+for module in TimerLoop BlockTimers; do
+  # docc reads every graph in the directory: give it this module's only
+  # (its own and its extensions of other modules' types, Module@Other).
+  mkdir "$work/$module"
+  cp "$graphs/$module.symbols.json" "$work/$module/"
+  cp "$graphs/$module@"*.symbols.json "$work/$module/" 2>/dev/null || true
+  rm -rf "$out/$module.doccarchive"
+  echo "== docc convert $module"
+  docc convert "Sources/$module/$module.docc" \
+    --additional-symbol-graph-dir "$work/$module" \
+    --output-dir "$out/$module.doccarchive" \
+    --fallback-display-name "$module" \
+    --fallback-bundle-identifier "timerloop.$module" \
+    --warnings-as-errors
+done
+echo "build-docs: both modules' documentation built with no warnings, in $out"
