@@ -46,6 +46,7 @@ enum ChurnWorkload {
     let phases =
       switch implementation {
       case .timerloop: try runTimerLoop(count: count, resets: resets, fired: fired)
+      case .timerloopHandler: try runTimerLoopHandler(count: count, resets: resets, fired: fired)
       case .foundation: runFoundation(count: count, resets: resets, fired: fired)
       case .dispatch: runDispatch(count: count, resets: resets, fired: fired)
       }
@@ -93,6 +94,55 @@ enum ChurnWorkload {
       let reset = Deadline.now()
       let resetAllocations = AllocationCounter.count
       for handle in handles { handle.cancel() }
+      let cancelled = Deadline.now()
+      let allocations = AllocationCounter.stop()
+      return Phases(
+        start: start, armed: armed, reset: reset, cancelled: cancelled,
+        allocations: counting
+          ? (armAllocations, resetAllocations - armAllocations, allocations - resetAllocations)
+          : nil)
+    }
+  }
+
+  /// Counts firings; none is expected.
+  private final class FiringCounter: TimerHandler {
+    let fired: Shared<Int>
+
+    init(_ fired: Shared<Int>) {
+      self.fired = fired
+    }
+
+    func timerFired(tag: UInt64) {
+      fired.value += 1
+    }
+  }
+
+  /// Makes a kept handler timer per connection and arms it, resets with `arm(_:at:)`,
+  /// cancels with `invalidate(_:)` (which ends it, as `cancel()` does), all on the loop
+  /// thread.
+  private static func runTimerLoopHandler(
+    count: Int, resets: Int, fired: Shared<Int>
+  ) throws -> Phases {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      defer { loop.shutdown() }
+      let handler = FiringCounter(fired)
+      var keys: [TimerKey] = []
+      keys.reserveCapacity(count)
+      let counting = AllocationCounter.start()
+      let start = Deadline.now()
+      for _ in 0..<count {
+        let key = try loop.makeTimer(handler: handler)
+        loop.arm(key, at: Deadline.now() + timeout)
+        keys.append(key)
+      }
+      let armed = Deadline.now()
+      let armAllocations = AllocationCounter.count
+      for k in 0..<resets {
+        loop.arm(keys[timer(forReset: k, count: count)], at: Deadline.now() + timeout)
+      }
+      let reset = Deadline.now()
+      let resetAllocations = AllocationCounter.count
+      for key in keys { loop.invalidate(key) }
       let cancelled = Deadline.now()
       let allocations = AllocationCounter.stop()
       return Phases(

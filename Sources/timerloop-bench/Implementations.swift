@@ -8,6 +8,9 @@ enum Implementation: String, CaseIterable, Sendable {
   /// This package's `EpollEventLoop`, run on the calling thread; every timer is armed from
   /// a task on the loop thread, as the C peers arm from their loop's thread.
   case timerloop
+  /// The same loop with handler timers (`TimerHandler`, `TimerKey`) instead of closures:
+  /// million, churn and memory only.
+  case timerloopHandler = "timerloop-handler"
   /// `Foundation.Timer` added to the calling thread's `RunLoop`, which runs in 50 ms slices.
   case foundation
   /// `DispatchSourceTimer`s on one serial queue, every call made inside `queue.sync`.

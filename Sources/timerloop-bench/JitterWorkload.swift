@@ -22,6 +22,7 @@ enum JitterWorkload {
     let recorder =
       switch implementation {
       case .timerloop: try runTimerLoop(count: count, seconds: seconds)
+      case .timerloopHandler: preconditionFailure("jitter does not run on timerloop-handler")
       case .foundation: runFoundation(count: count, seconds: seconds)
       case .dispatch: runDispatch(count: count, seconds: seconds)
       }

@@ -39,6 +39,7 @@ enum MemoryWorkload {
     let readings =
       switch implementation {
       case .timerloop: try runTimerLoop(count: count)
+      case .timerloopHandler: try runTimerLoopHandler(count: count)
       case .foundation: runFoundation(count: count)
       case .dispatch: runDispatch(count: count)
       }
@@ -59,6 +60,29 @@ enum MemoryWorkload {
       handles.reserveCapacity(count)
       for i in 0..<count {
         handles.append(try loop.schedule(after: timeout) { fire(i) })
+      }
+      return Readings(before: before, after: ProcessStats.residentBytes())
+    }
+  }
+
+  /// Calls ``fire(_:)`` with the timer's tag.
+  private final class Firing: TimerHandler {
+    func timerFired(tag: UInt64) {
+      fire(Int(tag))
+    }
+  }
+
+  /// Arms one-shot handler timers with `schedule(after:handler:tag:)`, one handler for all,
+  /// the `Int` as the tag, and keeps each `TimerKey`.
+  private static func runTimerLoopHandler(count: Int) throws -> Readings {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      defer { loop.shutdown() }
+      let handler = Firing()
+      let before = ProcessStats.residentBytes()
+      var keys: [TimerKey] = []
+      keys.reserveCapacity(count)
+      for i in 0..<count {
+        keys.append(try loop.schedule(after: timeout, handler: handler, tag: UInt64(i)))
       }
       return Readings(before: before, after: ProcessStats.residentBytes())
     }

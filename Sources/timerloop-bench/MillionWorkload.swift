@@ -50,6 +50,7 @@ enum MillionWorkload {
     let initPhase =
       switch implementation {
       case .timerloop: try runTimerLoop(log)
+      case .timerloopHandler: try runTimerLoopHandler(log)
       case .foundation: runFoundation(log)
       case .dispatch: runDispatch(log)
       }
@@ -69,6 +70,41 @@ enum MillionWorkload {
         try loop.schedule(at: start + timeout(ofTimer: i)) {
           if log.record(i) { loop.shutdown() }
         }
+      }
+      let end = Deadline.now()
+      let allocations = AllocationCounter.stop()
+      let phase = InitPhase(
+        start: start, end: end, cpuAtEnd: ProcessStats.cpuSeconds(),
+        lastDue: start + timeout(ofTimer: log.count - 1),
+        allocations: counting ? allocations : nil)
+      try loop.schedule(at: phase.lastDue + patience(count: log.count)) { loop.shutdown() }
+      return phase
+    }
+  }
+
+  /// Records the firing of the timer its tag names; the N-th firing shuts the loop down.
+  private final class Recorder: TimerHandler {
+    let log: FiringLog
+    let loop: EpollEventLoop
+
+    init(_ log: FiringLog, _ loop: EpollEventLoop) {
+      self.log = log
+      self.loop = loop
+    }
+
+    func timerFired(tag: UInt64) {
+      if log.record(Int(tag)) { loop.shutdown() }
+    }
+  }
+
+  /// As ``runTimerLoop(_:)``, with one handler for every timer, each told apart by its tag.
+  private static func runTimerLoopHandler(_ log: FiringLog) throws -> InitPhase {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      let recorder = Recorder(log, loop)
+      let counting = AllocationCounter.start()
+      let start = Deadline.now()
+      for i in 0..<log.count {
+        try loop.schedule(at: start + timeout(ofTimer: i), handler: recorder, tag: UInt64(i))
       }
       let end = Deadline.now()
       let allocations = AllocationCounter.stop()

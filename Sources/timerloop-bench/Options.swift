@@ -33,8 +33,9 @@ struct Options {
                 TimerLoop only (C = 1,000,000, 60 s)
 
     options:
-      --impl IMPL    timerloop, foundation or dispatch; repeat it or separate with commas
-                     (default: all three)
+      --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn
+                     and memory), foundation or dispatch; repeat it or separate with commas
+                     (default: all)
       --timers N     the workload's main count: N (million, memory, scaling), C (churn),
                      K (jitter)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds

@@ -32,9 +32,13 @@ enum Workload: String, CaseIterable, Sendable {
   }
 
   /// Whether the workload runs on `implementation`: `scaling` and `soak` measure TimerLoop
-  /// alone, the others run everywhere.
+  /// alone, jitter does not run on `timerloop-handler`, the others run everywhere.
   func runs(on implementation: Implementation) -> Bool {
-    (self != .scaling && self != .soak) || implementation == .timerloop
+    switch implementation {
+    case .timerloop: true
+    case .timerloopHandler: self == .million || self == .churn || self == .memory
+    case .foundation, .dispatch: self != .scaling && self != .soak
+    }
   }
 }
 

@@ -43,7 +43,8 @@ extension EventLoop {
   public var inEventLoop: Bool { scheduler.inLoopThread }
 
   /// How many timers are scheduled and have not ended (one-shots not yet
-  /// fired, repeating timers not cancelled), read on the loop thread; `nil`
+  /// fired, repeating timers not cancelled, kept handler timers not
+  /// invalidated, armed or not), read on the loop thread; `nil`
   /// elsewhere, where the loop's table cannot be read without racing it. O(1).
   public var liveTimerCount: Int? { scheduler.liveTimerCount }
 

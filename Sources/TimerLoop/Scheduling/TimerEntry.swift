@@ -1,8 +1,9 @@
-/// What a timer runs: a one-shot closure, or a repeating one that is handed its
-/// own handle so it can cancel or reschedule itself.
+/// What a timer runs: a one-shot closure, a repeating one that is handed its
+/// own handle so it can cancel or reschedule itself, or a ``TimerHandler``.
 enum TimerBody {
   case once(@Sendable () -> Void)
   case repeating(@Sendable (TimerHandle) -> Void)
+  case handler(any TimerHandler)
 }
 
 /// What the scheduler's table keeps of one timer, in the timer's row of the
@@ -15,9 +16,22 @@ struct TimerEntry {
     case free
     /// The timer waits in the queue for its deadline.
     case queued
-    /// A one-shot or fixed-delay timer has left the queue to run; after its
-    /// callback it is freed or queued again.
+    /// The timer is out of the queue: a one-shot or fixed-delay timer that
+    /// left it to run (after its callback it is freed or queued again), or a
+    /// kept timer that is disarmed.
     case unqueued
+  }
+
+  /// What a timer does once its callback has run.
+  enum Mode: UInt8 {
+    /// It ends (a closure or handler one-shot).
+    case oneShot
+    /// It was queued again at its next grid point before the call.
+    case fixedRate
+    /// It is queued again one interval after the call returns.
+    case fixedDelay
+    /// It stays, disarmed, until armed again or invalidated (``TimerKey``).
+    case kept
   }
 
   // Declared largest-first with the one-byte fields together: Swift lays a
@@ -28,12 +42,16 @@ struct TimerEntry {
   /// Set when the dispatch pass collects the timer, cleared when its call
   /// starts or when it is cancelled or rescheduled before that.
   var firePending = false
-  var policy = RepeatPolicy.fixedRate
+  var mode = Mode.oneShot
   var generation: UInt32 = 0
-  /// Repeat interval in nanoseconds (at least 0.1 ms); 0 for a one-shot.
-  var intervalNanoseconds: Int64 = 0
+  /// A repeating timer's interval in nanoseconds (at least 0.1 ms); a
+  /// handler timer's tag (its bit pattern); 0 for a closure one-shot. No
+  /// timer has both, and one field keeps the entry at 32 bytes.
+  var intervalOrTag: Int64 = 0
 
   var interval: TimeAmount? {
-    intervalNanoseconds == 0 ? nil : .nanoseconds(intervalNanoseconds)
+    mode == .fixedRate || mode == .fixedDelay ? .nanoseconds(intervalOrTag) : nil
   }
+
+  var tag: UInt64 { UInt64(bitPattern: intervalOrTag) }
 }

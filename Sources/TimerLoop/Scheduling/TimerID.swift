@@ -1,6 +1,7 @@
 /// Names one timer: a table slot and its generation for timers scheduled on
 /// the loop thread, or a ticket for timers scheduled from another thread
 /// (whose slot is chosen later, when the loop takes the request).
+@usableFromInline
 struct TimerID: Hashable, Sendable {
   private static let remoteBit: UInt64 = 1 << 63
   let raw: UInt64

@@ -69,6 +69,7 @@ extension TimerScheduler {
     // Taken out for the call, not copied (a copy costs a retain and a release
     // per firing); `finish` puts it back if the timer goes on.
     let body = table.pointee[entry: timer.slot].body.take()
+    let tag = table.pointee[entry: timer.slot].tag
     admitting.store(false, ordering: .releasing)
     switch body {
     case .once(let closure)?:
@@ -76,6 +77,8 @@ extension TimerScheduler {
     case .repeating(let closure)?:
       closure(
         TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
+    case .handler(let handler)?:
+      handler.timerFired(tag: tag)
     case nil:
       return false
     }
@@ -86,16 +89,22 @@ extension TimerScheduler {
   /// After a call: a one-shot that did not reschedule itself ends; a
   /// fixed-delay timer that was not cancelled or moved is queued one interval
   /// after its callback returned (fixed-rate timers were queued when
-  /// collected); a timer that goes on gets its body back. The body of one
-  /// that ended is released on return, after the table changes.
+  /// collected); a kept timer not armed again stays disarmed; a timer that
+  /// goes on gets its body back. The body of one that ended is released on
+  /// return, after the table changes.
   private func finish(_ timer: DueTimer, body: consuming TimerBody?) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation) else { return }
     if table.pointee[entry: timer.slot].phase == .unqueued {
-      guard let interval = table.pointee[entry: timer.slot].interval else {
+      switch table.pointee[entry: timer.slot].mode {
+      case .oneShot:
         _ = table.pointee.free(timer.slot)
         return
+      case .fixedDelay:
+        table.pointee.reschedule(
+          timer.slot, to: now + .nanoseconds(table.pointee[entry: timer.slot].intervalOrTag))
+      case .fixedRate, .kept:
+        break
       }
-      table.pointee.reschedule(timer.slot, to: now + interval)
     }
     table.pointee[entry: timer.slot].body = body
   }

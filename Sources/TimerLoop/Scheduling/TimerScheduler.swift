@@ -36,9 +36,10 @@ public final class TimerScheduler: @unchecked Sendable {
   enum Request {
     case execute(@Sendable () -> Void)
     case schedule(
-      ticket: UInt64, deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy,
+      ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
       body: TimerBody)
     case cancel(TimerID)
+    case invalidate(TimerID)
     case reschedule(TimerID, Deadline)
   }
 
@@ -115,15 +116,15 @@ public final class TimerScheduler: @unchecked Sendable {
     table.pointee.tasks.append(task)
   }
 
+  /// Adds a timer: queued at `deadline`, or unqueued for `nil` (a kept timer
+  /// created disarmed). `intervalOrTag` as in ``TimerEntry``.
   func schedule(
-    at deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
-  ) throws(TimerLoopError) -> TimerHandle {
-    let interval = interval.map { Swift.max($0, Self.minimumRepeatInterval) }
+    at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: TimerBody
+  ) throws(TimerLoopError) -> TimerID {
     if inLoopThread {
       guard !isShutdown else { throw .shutdown }
-      let id = table.pointee.insert(
-        deadline: deadline, interval: interval, policy: policy, body: body)
-      return TimerHandle(scheduler: self, id: id)
+      return table.pointee.insert(
+        deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
     }
     let ticket = try inbox.withLock { (inbox) throws(TimerLoopError) -> UInt64 in
       guard !inbox.isShutdown else { throw .shutdown }
@@ -131,17 +132,42 @@ public final class TimerScheduler: @unchecked Sendable {
       inbox.nextTicket += 1
       append(
         .schedule(
-          ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body),
+          ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag,
+          body: body),
         to: &inbox)
       return ticket
     }
-    return TimerHandle(scheduler: self, id: .remote(ticket: ticket))
+    return .remote(ticket: ticket)
   }
 
+  /// Adds a closure timer, repeating every `interval` (raised to
+  /// ``minimumRepeatInterval``) by `policy`, or a one-shot for `nil`.
+  func schedule(
+    at deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
+  ) throws(TimerLoopError) -> TimerHandle {
+    let mode: TimerEntry.Mode =
+      interval == nil ? .oneShot : policy == .fixedRate ? .fixedRate : .fixedDelay
+    let nanoseconds = interval.map { Swift.max($0, Self.minimumRepeatInterval).nanoseconds } ?? 0
+    let id = try schedule(at: deadline, mode: mode, intervalOrTag: nanoseconds, body: body)
+    return TimerHandle(scheduler: self, id: id)
+  }
+
+  /// Cancels a timer: ends it, or disarms it if it is a kept one.
+  @usableFromInline
   func cancel(_ id: TimerID) {
+    stop(id, invalidating: false)
+  }
+
+  /// Ends a timer, kept or not.
+  @usableFromInline
+  func invalidate(_ id: TimerID) {
+    stop(id, invalidating: true)
+  }
+
+  private func stop(_ id: TimerID, invalidating: Bool) {
     guard inLoopThread else {
       // After shutdown there is nothing left to cancel.
-      guard (try? send(.cancel(id))) != nil else { return }
+      guard (try? send(invalidating ? .invalidate(id) : .cancel(id))) != nil else { return }
       var spins = 0
       while admitting.load(ordering: .sequentiallyConsistent) {
         spins += 1
@@ -151,12 +177,14 @@ public final class TimerScheduler: @unchecked Sendable {
     }
     guard let slot = table.pointee.slot(of: id) else {
       // A ticket the loop has not taken in yet: queue behind its schedule request.
-      if id.ticket != nil { try? send(.cancel(id)) }
+      if id.ticket != nil { try? send(invalidating ? .invalidate(id) : .cancel(id)) }
       return
     }
-    _ = table.pointee.free(slot)  // the closure is released here, after the table change
+    // The body is released here, after the table change.
+    _ = invalidating ? table.pointee.free(slot) : table.pointee.cancel(slot)
   }
 
+  @usableFromInline
   func reschedule(_ id: TimerID, to deadline: Deadline) {
     guard inLoopThread, let slot = table.pointee.slot(of: id) else {
       // Off the loop, or a ticket the loop has not taken in yet: in order, via the inbox.
@@ -245,10 +273,14 @@ public final class TimerScheduler: @unchecked Sendable {
       switch request {
       case .execute(let task):
         table.pointee.tasks.append(task)
-      case .schedule(let ticket, let deadline, let interval, let policy, let body):
+      case .schedule(let ticket, let deadline, let mode, let intervalOrTag, let body):
         table.pointee.insert(
-          ticket: ticket, deadline: deadline, interval: interval, policy: policy, body: body)
+          ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
       case .cancel(let id):
+        if let slot = table.pointee.slot(of: id), let body = table.pointee.cancel(slot) {
+          applied.cancelled.append(body)
+        }
+      case .invalidate(let id):
         if let slot = table.pointee.slot(of: id), let body = table.pointee.free(slot) {
           applied.cancelled.append(body)
         }

@@ -22,38 +22,39 @@ struct TimerTable: ~Copyable {
     nonmutating _modify { yield &queue.rows[Int(slot)].entry }
   }
 
-  /// Adds a timer and queues it. O(1) amortised (see ``TimerWheel``).
+  /// Adds a timer and queues it at `deadline`; a `nil` deadline adds it
+  /// unqueued (a kept timer created disarmed). O(1) amortised (see ``TimerWheel``).
   mutating func insert(
-    deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
+    deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: TimerBody
   ) -> TimerID {
     // Built in place, not in a local: a local copy costs a retain and a
     // release of the closure per timer.
-    let intervalNanoseconds = interval?.nanoseconds ?? 0
+    let phase: TimerEntry.Phase = deadline == nil ? .unqueued : .queued
     let slot: UInt32
     let generation: UInt32
     if let reused = freeSlots.popLast() {
       slot = reused
       generation = self[entry: slot].generation
       self[entry: slot] = TimerEntry(
-        body: body, phase: .queued, policy: policy, generation: generation,
-        intervalNanoseconds: intervalNanoseconds)
+        body: body, phase: phase, mode: mode, generation: generation,
+        intervalOrTag: intervalOrTag)
     } else {
       generation = 0
       slot = queue.appendRow(
         TimerEntry(
-          body: body, phase: .queued, policy: policy, generation: 0,
-          intervalNanoseconds: intervalNanoseconds))
+          body: body, phase: phase, mode: mode, generation: 0, intervalOrTag: intervalOrTag))
     }
-    queue.push(slot: slot, deadline: deadline)
+    if let deadline { queue.push(slot: slot, deadline: deadline) }
     return .local(slot: slot, generation: generation)
   }
 
   /// Adds a timer requested from another thread under `ticket`.
   mutating func insert(
-    ticket: UInt64, deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy,
+    ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
     body: TimerBody
   ) {
-    let slot = insert(deadline: deadline, interval: interval, policy: policy, body: body).slot
+    let slot = insert(deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
+      .slot
     slotsByTicket[ticket] = slot
     ticketsBySlot[slot] = ticket
   }
@@ -90,6 +91,16 @@ struct TimerTable: ~Copyable {
     return body
   }
 
+  /// Cancels the timer in `slot`: a kept timer is disarmed and stays (returns
+  /// `nil`); any other ends, and its body is returned as by ``free(_:)``.
+  mutating func cancel(_ slot: UInt32) -> TimerBody? {
+    guard self[entry: slot].mode == .kept else { return free(slot) }
+    queue.remove(slot: slot)
+    self[entry: slot].phase = .unqueued
+    self[entry: slot].firePending = false
+    return nil
+  }
+
   /// Moves the timer in `slot` to `deadline`, dropping a firing collected but not started.
   mutating func reschedule(_ slot: UInt32, to deadline: Deadline) {
     queue.reschedule(slot: slot, to: deadline)
@@ -102,8 +113,7 @@ struct TimerTable: ~Copyable {
   /// before its callback runs, so the callback can cancel or move it.
   mutating func collect(_ slot: UInt32, now: Deadline) {
     self[entry: slot].firePending = true
-    guard let interval = self[entry: slot].interval, self[entry: slot].policy == .fixedRate
-    else {
+    guard self[entry: slot].mode == .fixedRate, let interval = self[entry: slot].interval else {
       self[entry: slot].phase = .unqueued
       return
     }

@@ -1,0 +1,134 @@
+/// An object a loop calls when one of its handler timers fires: the
+/// allocation-free alternative to closure timers (SwiftNIO's
+/// `NIOScheduledCallbackHandler`, libev's and libuv's caller-owned timers).
+///
+/// One handler can serve any number of timers, told apart by the 64-bit tag
+/// given when each was made. The loop keeps a strong reference to the handler
+/// while a timer of it is live (until a one-shot fires or is disarmed, or a
+/// kept timer is invalidated), and releases it on the loop thread.
+///
+/// Use a handler timer where timers are many or re-armed often: it costs no
+/// heap allocation and no reference counting per arm, re-arm, disarm or
+/// firing on the loop thread, and the caller stores an 8-byte ``TimerKey``
+/// instead of a ``TimerHandle``. Use the closure API for timers made now and
+/// then, where capturing state in a closure is simpler.
+public protocol TimerHandler: AnyObject, Sendable {
+  /// Called on the loop's thread when a timer of this handler fires, with the
+  /// tag it was made with. Inside the call the loop's timer calls
+  /// (``EventLoop/arm(_:at:)`` and friends) act at once.
+  func timerFired(tag: UInt64)
+}
+
+/// Names one handler timer (``TimerHandler``): an 8-byte value, with no
+/// reference to the loop, so storing and copying it costs no reference
+/// counting. Pass it to the loop that made it: ``EventLoop/arm(_:at:)``,
+/// ``EventLoop/disarm(_:)``, ``EventLoop/invalidate(_:)``.
+///
+/// Once its timer has ended (a one-shot fired or was disarmed, a kept timer
+/// was invalidated, or the loop shut down) every call with the key does
+/// nothing, even if a later timer has taken over its table slot. A key made on
+/// another thread than the loop's is looked up in a hash table on every call,
+/// so make keys for hot timers on the loop thread.
+public struct TimerKey: Hashable, Sendable {
+  @usableFromInline let id: TimerID
+}
+
+extension EventLoop {
+  /// Makes a *kept* handler timer, disarmed: it calls
+  /// `handler.timerFired(tag: tag)` on the loop's thread each time it fires,
+  /// and stays, disarmed, after it fires or is disarmed, until
+  /// ``invalidate(_:)``. The per-connection idle timeout: make it once, then
+  /// ``arm(_:after:)-(_,TimeAmount)`` it on every request.
+  ///
+  /// Making it allocates only when the loop's table grows (O(1) amortised) and
+  /// retains `handler` once. From another thread it is a request, like
+  /// `schedule`.
+  /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `handler` is not kept.
+  public func makeTimer(
+    handler: some TimerHandler, tag: UInt64 = 0
+  ) throws(TimerLoopError) -> TimerKey {
+    TimerKey(
+      id: try scheduler.schedule(
+        at: nil, mode: .kept, intervalOrTag: Int64(bitPattern: tag), body: .handler(handler)))
+  }
+
+  /// Calls `handler.timerFired(tag: tag)` once on the loop's thread at
+  /// `deadline` (monotonic clock) or later; then the timer ends. The bulk
+  /// form: a million one-shots served by one handler, told apart by `tag`,
+  /// with no closure each. Deadlines and ordering as ``schedule(at:_:)``.
+  ///
+  /// Costs no allocation beyond the loop's table growing (O(1) amortised), and
+  /// one retain of `handler`, released when the timer ends.
+  /// - Returns: a key that moves (``arm(_:at:)``) or cancels (``disarm(_:)``) it.
+  /// - Throws: ``TimerLoopError/shutdown`` after shutdown.
+  @discardableResult
+  public func schedule(
+    at deadline: Deadline, handler: some TimerHandler, tag: UInt64
+  ) throws(TimerLoopError) -> TimerKey {
+    TimerKey(
+      id: try scheduler.schedule(
+        at: deadline, mode: .oneShot, intervalOrTag: Int64(bitPattern: tag),
+        body: .handler(handler)))
+  }
+
+  /// ``schedule(at:handler:tag:)`` `delay` from ``now``; a negative delay
+  /// counts as zero.
+  @discardableResult
+  public func schedule(
+    after delay: TimeAmount, handler: some TimerHandler, tag: UInt64
+  ) throws(TimerLoopError) -> TimerKey {
+    try schedule(at: now + max(delay, .zero), handler: handler, tag: tag)
+  }
+
+  // The calls on a key are inlinable: specialised for the caller's loop type,
+  // they read `scheduler` directly instead of through a protocol witness that
+  // returns it retained (a retain and a release per call).
+
+  /// Arms the timer of `key` for `deadline` (monotonic clock), or moves it
+  /// there if it is armed. Among timers due at the same deadline it fires
+  /// after those already scheduled for it. A firing collected for the current
+  /// pass but not yet started is dropped in favour of the new deadline. Does
+  /// nothing if the timer has ended.
+  ///
+  /// On the loop thread: O(1) (see ``TimerHandle``), no allocation, no
+  /// reference counting. From another thread: a request, applied before the
+  /// loop runs anything else.
+  @inlinable
+  public func arm(_ key: TimerKey, at deadline: Deadline) {
+    scheduler.reschedule(key.id, to: deadline)
+  }
+
+  /// Arms the timer of `key` `delay` from ``now`` (read at the call; negative
+  /// counts as zero, huge saturates to never); see ``arm(_:at:)``.
+  @inlinable
+  public func arm(_ key: TimerKey, after delay: TimeAmount) {
+    scheduler.reschedule(key.id, to: now + max(delay, .zero))
+  }
+
+  /// `Duration` form of ``arm(_:after:)-(_,TimeAmount)``, converted by
+  /// ``TimeAmount/init(_:)`` (rounded up, saturating).
+  @_disfavoredOverload
+  public func arm(_ key: TimerKey, after delay: Duration) {
+    arm(key, after: TimeAmount(delay))
+  }
+
+  /// Disarms the timer of `key`: a kept timer stays, to be armed again; a
+  /// one-shot ends (its handler is released). Idempotent; does nothing if the
+  /// timer has ended.
+  ///
+  /// After it returns, from any thread, the loop commits to no new call for
+  /// this timer, exactly as ``TimerHandle/cancel()``. On the loop thread O(1),
+  /// no allocation, no reference counting.
+  @inlinable
+  public func disarm(_ key: TimerKey) {
+    scheduler.cancel(key.id)
+  }
+
+  /// Ends the timer of `key`, kept or not, and releases its handler (on the
+  /// loop thread at once, from another thread before the loop runs anything
+  /// else); the key goes stale. The commitment of ``disarm(_:)`` holds too.
+  @inlinable
+  public func invalidate(_ key: TimerKey) {
+    scheduler.invalidate(key.id)
+  }
+}
