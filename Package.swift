@@ -28,9 +28,10 @@ let package = Package(
       dependencies: ["TimerLoop"]
     ),
     .target(name: "CAllocationCounter"),
+    .target(name: "BenchmarkReport"),
     .executableTarget(
       name: "timerloop-bench",
-      dependencies: ["TimerLoop", "CAllocationCounter"]
+      dependencies: ["TimerLoop", "CAllocationCounter", "BenchmarkReport"]
     ),
     .executableTarget(
       name: "keepalive-server",
@@ -43,6 +44,10 @@ let package = Package(
     .testTarget(
       name: "BlockTimersTests",
       dependencies: ["BlockTimers", "TimerLoop"]
+    ),
+    .testTarget(
+      name: "BenchmarkReportTests",
+      dependencies: ["BenchmarkReport"]
     ),
   ],
   swiftLanguageModes: [.v6]

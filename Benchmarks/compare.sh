@@ -67,7 +67,7 @@ run() {
     jitter1000) timers=1000 ;;
   esac
   if [ "$impl" = timerloop ]; then
-    set -- "$bench" "$workload" --impl timerloop ${timers:+--timers "$timers"}
+    set -- "$bench" "$workload" --impl timerloop --raw ${timers:+--timers "$timers"}
   else
     set -- "$peers/bench_$impl" "$workload" ${timers:+"$timers"}
   fi

@@ -10,4 +10,4 @@ seconds=${SOAK_SECONDS:-600}
 timers=${SOAK_TIMERS:-1000000}
 swift build -c release --product timerloop-bench >&2
 bin=$(swift build -c release --show-bin-path)/timerloop-bench
-"$bin" soak --seconds "$seconds" --timers "$timers"
+"$bin" soak --seconds "$seconds" --timers "$timers" --raw

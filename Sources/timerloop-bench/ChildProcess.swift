@@ -1,3 +1,4 @@
+import BenchmarkReport
 import Foundation
 import TimerLoop
 
@@ -14,38 +15,69 @@ enum ChildProcess {
   /// Whether this process was started by ``runAll(_:options:)``.
   static var isChild: Bool { getenv(environmentKey) != nil }
 
-  /// Runs every case in a child process, printing progress on standard error, each child's
-  /// metric lines on standard output as it finishes, and then the comparison table.
+  /// Runs every case in a child process, printing progress on standard error; then, on
+  /// standard output, every child's metric lines (`--raw`) or the comparison table and the
+  /// verdicts, and writes the plot if `--plot` asks for one.
   ///
-  /// - Returns: `false` if any child could not be started or did not exit with status 0.
+  /// - Returns: `false` if any child could not be started or did not exit with status 0,
+  ///   or the plot could not be written.
   static func runAll(_ cases: [BenchmarkCase], options: Options) -> Bool {
-    var table = ComparisonTable(
-      workloads: options.workloads, implementations: options.implementations)
+    var results = BenchmarkResults(
+      workloads: options.workloads.map(\.summary),
+      implementations: options.implementations.map(\.rawValue),
+      reference: Implementation.timerloop.rawValue)
     var failures = 0
     let runStart = Deadline.now()
     for (index, benchmarkCase) in cases.enumerated() {
       let label = "[\(index + 1)/\(cases.count)] \(benchmarkCase)"
       printError("\(label) ...")
       let caseStart = Deadline.now()
+      var output = Output(text: "", failure: nil)
       do {
-        let output = try run(options.arguments(for: benchmarkCase))
-        print(output.text, terminator: "")
-        for line in output.text.split(separator: "\n") { table.add(line) }
-        if let failure = output.failure {
-          failures += 1
-          printError("\(label) failed: \(failure)")
-        } else {
-          printError("\(label) done in \(formatSeconds(Deadline.now() - caseStart))")
-        }
+        output = try run(options.arguments(for: benchmarkCase))
       } catch {
+        output.failure = "could not start: \(error)"
+      }
+      if options.raw { print(output.text, terminator: "") }
+      results.record(
+        output: output.text, workload: benchmarkCase.workload.rawValue,
+        implementation: benchmarkCase.implementation.rawValue, failure: output.failure)
+      if let failure = output.failure {
         failures += 1
-        printError("\(label) could not start: \(error)")
+        printError("\(label) failed: \(failure)")
+      } else {
+        printError("\(label) done in \(formatSeconds(Deadline.now() - caseStart))")
       }
     }
-    print("")
-    print(table.render())
+    if !options.raw { print(report(results)) }
     printError("\(cases.count) cases in \(formatSeconds(Deadline.now() - runStart))")
-    return failures == 0
+    guard let path = options.plotPath else { return failures == 0 }
+    return writePlot(results, to: path) && failures == 0
+  }
+
+  /// The table, its legend and the verdicts.
+  private static func report(_ results: BenchmarkResults) -> String {
+    let verdicts = Verdict.all(results).map { "  " + $0.text(reference: results.reference) }
+    return ComparisonTable.render(results) + "\n\n"
+      + ComparisonTable.legend(results) + "\n\n"
+      + "Verdicts (each workload's headline metric, lower is better; FAIL cases not ranked):\n"
+      + verdicts.joined(separator: "\n")
+  }
+
+  /// Writes the lateness plot to `path`; says on standard error what it did.
+  private static func writePlot(_ results: BenchmarkResults, to path: String) -> Bool {
+    guard let svg = LatencyPlot.svg(results) else {
+      printError("--plot: no workload run printed lateness percentiles; \(path) not written")
+      return true
+    }
+    do {
+      try svg.write(toFile: path, atomically: true, encoding: .utf8)
+      printError("lateness plot written to \(path)")
+      return true
+    } catch {
+      printError("--plot: could not write \(path): \(error)")
+      return false
+    }
   }
 
   /// What a child printed on standard output, and why it failed if it did.

@@ -1,4 +1,5 @@
-/// The command line: `timerloop-bench [WORKLOAD ...] [--impl IMPL] [--timers N] [--seconds S]`.
+/// The command line: `timerloop-bench [WORKLOAD ...] [--impl IMPL] [--timers N] [--seconds S]
+/// [--raw] [--plot FILE]`.
 struct Options {
   /// Above this, the largest workloads would need more memory than a typical machine has.
   static let maximumTimers = 20_000_000
@@ -13,14 +14,23 @@ struct Options {
   var timers: Int?
   /// `--seconds`: how long `jitter` runs, replacing its default.
   var seconds: Double?
+  /// `--raw`: print the metric lines instead of the table and verdicts.
+  var raw = false
+  /// `--plot FILE`: where to write the SVG plot of lateness percentiles.
+  var plotPath: String?
   /// `-h` or `--help`: print ``usage`` and run nothing.
   var showHelp = false
 
   static let usage = """
     usage: timerloop-bench [WORKLOAD ...] [--impl IMPL[,IMPL ...]] [--timers N] [--seconds S]
+                           [--raw] [--plot FILE]
 
     Runs the timer workloads of Benchmarks/README.md on TimerLoop's EpollEventLoop, Foundation.Timer
-    and DispatchSourceTimer, printing one line per metric: <impl>.<workload>.<metric>=<value> <unit>.
+    and DispatchSourceTimer, and prints a comparison table (one column per implementation) and a
+    one-line verdict per workload: the implementation with the lowest figure of the workload's
+    headline metric (the verdict names it) and timerloop's figure as a multiple of it. A case
+    that failed a check (a metric printed as bool, e.g. million's ok, jitter's kept_up) or did
+    not finish is marked FAIL and ! in the table and left out of the verdict.
 
     workloads (default: the first four):
       million   N one-shot timers due 1 + i/1000 ms; checks each fires once, in order (N = 1,000,000)
@@ -39,11 +49,15 @@ struct Options {
       --timers N     the workload's main count: N (million, memory, scaling), C (churn),
                      K (jitter)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
+      --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
+                     the format of the C peers in Benchmarks/peers (for scripts)
+      --plot FILE    also write an SVG plot of each workload's lateness percentiles
+                     (min_us, p50_us, p99_us, p999_us, max_us) per implementation to FILE
       -h, --help     print this text
 
-    When more than one workload/implementation pair is selected, each pair runs in a child
-    process of its own (a fresh heap and resident set, nothing left over from the previous
-    pair), and a comparison table follows the metric lines. Progress goes to standard error.
+    Each workload/implementation pair runs in a child process of its own (a fresh heap and
+    resident set, nothing left over from the previous pair); a single pair with --raw and no
+    --plot runs in this process. Progress goes to standard error.
 
     """
 
@@ -72,6 +86,10 @@ struct Options {
       switch name {
       case "-h", "--help":
         showHelp = true
+      case "--raw":
+        raw = true
+      case "--plot":
+        plotPath = try value()
       case "--impl":
         for label in try value().split(separator: ",") {
           guard let implementation = Implementation(rawValue: String(label)) else {
@@ -114,10 +132,15 @@ struct Options {
     }
   }
 
-  /// The arguments that make a child process run `benchmarkCase` with these options' sizes.
+  /// Whether the one selected case runs in this process, printing its metric lines: only
+  /// when nothing else is wanted of them (a child process, a script).
+  var runsInProcess: Bool { cases.count == 1 && raw && plotPath == nil }
+
+  /// The arguments that make a child process run `benchmarkCase` with these options' sizes
+  /// and print its metric lines.
   func arguments(for benchmarkCase: BenchmarkCase) -> [String] {
     var arguments = [
-      benchmarkCase.workload.rawValue, "--impl", benchmarkCase.implementation.rawValue,
+      benchmarkCase.workload.rawValue, "--impl", benchmarkCase.implementation.rawValue, "--raw",
     ]
     if let timers { arguments += ["--timers", String(timers)] }
     if let seconds { arguments += ["--seconds", String(seconds)] }

@@ -23,7 +23,7 @@ if options.showHelp {
 #endif
 
 let cases = options.cases
-if cases.count == 1 {
+if options.runsInProcess {
   do {
     try cases[0].run(timers: options.timers, seconds: options.seconds)
   } catch {
