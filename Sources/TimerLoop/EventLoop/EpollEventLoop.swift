@@ -67,7 +67,10 @@ public final class EpollEventLoop: EventLoop {
     self.leeway = min(max(leeway, .zero), .seconds(1))
     selector = try Selector()
     let eventFD = selector.eventFD
-    scheduler = TimerScheduler(clock: .monotonic) { try? EventFD.signal(eventFD) }
+    scheduler = TimerScheduler(clock: .monotonic, loopType: "EpollEventLoop") {
+      try? EventFD.signal(eventFD)
+    }
+    scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }
 
   deinit {

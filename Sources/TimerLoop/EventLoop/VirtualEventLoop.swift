@@ -28,8 +28,9 @@ public final class VirtualEventLoop: EventLoop {
   /// Creates a loop whose clock reads `start` (monotonic nanoseconds).
   public init(start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000)) {
     clock = VirtualClock(start: start)
-    scheduler = TimerScheduler(clock: .virtual(clock)) {}
+    scheduler = TimerScheduler(clock: .virtual(clock), loopType: "VirtualEventLoop") {}
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }
 
   /// Moves the clock forward by `amount`, running every pass that falls due on
@@ -48,7 +49,9 @@ public final class VirtualEventLoop: EventLoop {
   public func advanceTime(to target: Deadline) {
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     let previous = CurrentLoop.set(self)
+    let previousDriver = clock.driver.exchange(pthread_self(), ordering: .relaxed)
     defer {
+      clock.driver.store(previousDriver, ordering: .relaxed)
       CurrentLoop.restore(previous)
       if scheduler.isShutdown { scheduler.releaseTable() }
     }

@@ -7,7 +7,7 @@
 /// 1. Apply the requests of other threads, take the queued tasks and every
 ///    timer due at `now`. A fixed-rate timer is queued again at its next grid
 ///    point *before* any callback runs, so its callback can cancel or move it.
-/// 2. Run the tasks, then the due timers in `(deadline, scheduling order)`.
+/// 2. Run the tasks and jobs (one FIFO queue), then the due timers in `(deadline, scheduling order)`.
 ///    Each timer is checked just before its call: one cancelled or rescheduled
 ///    by an earlier callback of the same pass, or from another thread by then,
 ///    does not run. Nothing more runs once the loop is shut down.
@@ -23,7 +23,7 @@ extension TimerScheduler {
   /// Scratch space for passes, kept by the loop between passes so that a pass
   /// does not allocate.
   struct PassBuffers {
-    var tasks: [@Sendable () -> Void] = []
+    var tasks: [Work] = []
     var due: [DueTimer] = []
   }
 
@@ -43,8 +43,17 @@ extension TimerScheduler {
       buffers.due.removeAll(keepingCapacity: true)
     }
     var ran = 0
-    for task in buffers.tasks where !isShutdown {
-      task()
+    for index in buffers.tasks.indices {
+      guard !isShutdown else {
+        // Jobs cannot be dropped (their tasks would leak): back to the front
+        // of the queue, ahead of later work, for releaseTable() to retire.
+        table.pointee.tasks.insert(contentsOf: buffers.tasks[index...].filter(\.isJob), at: 0)
+        break
+      }
+      switch buffers.tasks[index] {
+      case .closure(let task): task()
+      case .job(let job, let kind): run(job, kind)
+      }
       ran += 1
     }
     for timer in buffers.due where !isShutdown && fire(timer) { ran += 1 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -23,6 +24,9 @@ import Synchronization
 ///   object's `deinit` may call back into the loop.
 /// - After shutdown every call that would add work throws
 ///   ``TimerLoopError/shutdown``; the loop thread releases every closure.
+///   Jobs of Swift concurrency are the exception: they cannot be refused
+///   without leaking their task, so they move to a fallback queue (see
+///   `TimerScheduler+Jobs.swift`).
 public final class TimerScheduler: @unchecked Sendable {
   // @unchecked: `table` is confined to the loop thread as described above;
   // everything else is locked, atomic or immutable.
@@ -34,7 +38,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// A request from a thread other than the loop's.
   enum Request {
-    case execute(@Sendable () -> Void)
+    case execute(Work)
     case schedule(
       ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
       body: TimerBody)
@@ -48,6 +52,9 @@ public final class TimerScheduler: @unchecked Sendable {
     var nextTicket: UInt64 = 0
     var isShutdown = false
     var wakeupPending = false
+    /// Where jobs go once the loop has stopped running them; `nil` until
+    /// the table's owner retires the job queue after shutdown.
+    var fallback: DispatchQueue?
   }
 
   /// The shortest repeat interval: 0.1 ms, the minimum Apple's `Timer` applies.
@@ -79,8 +86,13 @@ public final class TimerScheduler: @unchecked Sendable {
   private let wakeUp: @Sendable () -> Void
   /// How many wake-ups were written, so tests can see that bursts coalesce.
   let wakeUpWrites = Atomic<Int>(0)
+  /// The executors jobs run as (see ``JobExecutor``): set by the owning
+  /// loop's `init` before the loop is shared, read-only afterwards.
+  var jobExecutor: JobExecutor?
+  /// The serial executor of actors pinned to the loop.
+  private(set) var actorExecutor: LoopActorExecutor!
 
-  init(clock: Clock, wakeUp: @escaping @Sendable () -> Void) {
+  init(clock: Clock, loopType: String, wakeUp: @escaping @Sendable () -> Void) {
     self.clock = clock
     self.wakeUp = wakeUp
     let start: Deadline =
@@ -90,6 +102,7 @@ public final class TimerScheduler: @unchecked Sendable {
       }
     table = .allocate(capacity: 1)
     table.initialize(to: TimerTable(now: start))
+    actorExecutor = LoopActorExecutor(scheduler: self, loopType: loopType)
   }
 
   deinit {
@@ -106,14 +119,39 @@ public final class TimerScheduler: @unchecked Sendable {
 
   var inLoopThread: Bool { loopThread.load(ordering: .relaxed) == pthread_self() }
 
+  /// Whether a job enqueued now may go straight into the table: on the loop
+  /// thread of an epoll loop; for a virtual loop, only inside its
+  /// `advanceTime`, since its loop thread may be a pool thread that has
+  /// moved on to other work.
+  var queuesJobsDirectly: Bool {
+    switch clock {
+    case .monotonic: inLoopThread
+    case .virtual(let virtualClock): virtualClock.driver.load(ordering: .relaxed) == pthread_self()
+    }
+  }
+
   var isShutdown: Bool { isShutdownFlag.load(ordering: .relaxed) }
 
   // MARK: Operations, from any thread
 
   func execute(_ task: @escaping @Sendable () -> Void) throws(TimerLoopError) {
-    guard inLoopThread else { return try send(.execute(task)) }
-    guard !isShutdown else { throw .shutdown }
-    table.pointee.tasks.append(task)
+    try enqueue(.closure(task), direct: inLoopThread)
+  }
+
+  /// Queues `work` for the next pass: straight into the table when `direct`
+  /// (the caller owns it), else through the inbox.
+  ///
+  /// A direct call first applies the inbox, so work enqueued on any thread
+  /// runs in the order of the calls whenever one call happens before the
+  /// other: a request from another thread that this thread has heard of is
+  /// already in the inbox, and goes first.
+  func enqueue(_ work: Work, direct: Bool) throws(TimerLoopError) {
+    guard direct, !isShutdown else { return try send(.execute(work)) }
+    if inboxPending.load(ordering: .relaxed) {
+      // Released after the batch is applied (see AppliedRequests); no window is open here.
+      withExtendedLifetime(applyPendingRequests()) {}
+    }
+    table.pointee.tasks.append(work)
   }
 
   /// Adds a timer: queued at `deadline`, or unqueued for `nil` (a kept timer
@@ -221,28 +259,38 @@ public final class TimerScheduler: @unchecked Sendable {
   // MARK: Shutdown
 
   /// Marks the scheduler shut down and wakes the loop. Requests still in the
-  /// inbox are dropped (their closures released); the timers already in the
-  /// table are released by ``releaseTable()`` on the thread that owns it.
+  /// inbox are dropped (their closures released), except jobs, which stay
+  /// for ``releaseTable()``; the timers already in the table are released by
+  /// ``releaseTable()`` on the thread that owns it.
   /// Returns `false` if it was already shut down.
   @discardableResult
   func shutdown() -> Bool {
-    let dropped: [Request]? = inbox.withLock { inbox in
+    let dropped: [Request]? = inbox.withLock { inbox -> [Request]? in
       guard !inbox.isShutdown else { return nil }
       inbox.isShutdown = true
       isShutdownFlag.store(true, ordering: .relaxed)
       wakeUp()
-      defer { inbox.requests = [] }
-      return inbox.requests
+      let requests = inbox.requests
+      inbox.requests = requests.filter {
+        if case .execute(let work) = $0 { work.isJob } else { false }
+      }
+      return requests
     }
     return dropped != nil  // closures are released here, outside the lock
   }
 
-  /// Empties the table, releasing every timer and task closure. Call it on the
-  /// thread that owns the table, or when no thread does.
+  /// Empties the table, releasing every timer and task closure, then hands
+  /// the jobs it held, and those still in the inbox, to the fallback queue
+  /// (``retireJobs(_:)``). Call it after ``shutdown()``, on the thread that
+  /// owns the table, or when no thread does.
   func releaseTable() {
-    let released = table.move()
+    var released = table.move()
     table.initialize(to: TimerTable(now: now))
-    _ = released
+    let jobs = released.tasks.filter(\.isJob)
+    released.tasks = []
+    _ = consume released
+    // After the closures are gone: a `deinit` among them may have enqueued a job.
+    retireJobs(jobs)
   }
 
   // MARK: The inbox
@@ -271,8 +319,8 @@ public final class TimerScheduler: @unchecked Sendable {
     }
     for request in applied.requests {
       switch request {
-      case .execute(let task):
-        table.pointee.tasks.append(task)
+      case .execute(let work):
+        table.pointee.tasks.append(work)
       case .schedule(let ticket, let deadline, let mode, let intervalOrTag, let body):
         table.pointee.insert(
           ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
@@ -293,7 +341,11 @@ public final class TimerScheduler: @unchecked Sendable {
 
   private func send(_ request: Request) throws(TimerLoopError) {
     try inbox.withLock { (inbox) throws(TimerLoopError) in
-      guard !inbox.isShutdown else { throw .shutdown }
+      guard !inbox.isShutdown else {
+        guard case .execute(let work) = request, work.isJob else { throw .shutdown }
+        acceptAfterShutdown(work, inbox: &inbox)
+        return
+      }
       append(request, to: &inbox)
     }
   }
@@ -311,6 +363,8 @@ public final class TimerScheduler: @unchecked Sendable {
 /// Time for a ``VirtualEventLoop``: moves only when the test says so.
 final class VirtualClock: Sendable {
   private let nanoseconds: Atomic<Int64>
+  /// `pthread_self()` of the thread inside `advanceTime`, or 0.
+  let driver = Atomic<UInt>(0)
 
   init(start: Deadline) {
     nanoseconds = Atomic(start.uptimeNanoseconds)

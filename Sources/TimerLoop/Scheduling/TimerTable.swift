@@ -5,7 +5,8 @@
 struct TimerTable: ~Copyable {
   var queue: TimerWheel
   var freeSlots: [UInt32] = []
-  var tasks: [@Sendable () -> Void] = []
+  /// Closures of `execute` and jobs, in one FIFO queue.
+  var tasks: [Work] = []
   /// Timers scheduled from other threads, by ticket. Only those have a ticket,
   /// so the map stays as small as the cross-thread traffic.
   var slotsByTicket: [UInt64: UInt32] = [:]

@@ -1,0 +1,48 @@
+/// The virtual loop as an executor of Swift concurrency, so that async code
+/// is tested on virtual time: jobs run inside ``advanceTime(by:)``,
+/// ``advanceTime(to:)`` and ``run()``, on the thread that calls them, in the
+/// passes that also run timers. A task preferring the loop that sleeps on a
+/// timer of it resumes when the test advances past the deadline, in the same
+/// order on every run.
+///
+/// ```swift
+/// let loop = VirtualEventLoop()
+/// let task = Task(executorPreference: loop) { loop.now }
+/// loop.run()                        // runs the task's first (and only) job
+/// print(await task.value)
+/// ```
+///
+/// Order, cost and shutdown rules are those of ``EpollEventLoop``'s
+/// conformance; until the test advances time or calls ``run()``, jobs wait.
+/// Isolation is judged as for every other call on the loop: the caller is
+/// isolated to it on its loop thread (the thread that created it or last
+/// advanced time; see ``VirtualEventLoop``).
+extension VirtualEventLoop: SerialExecutor, TaskExecutor {
+  /// Queues `job` for the loop's next pass; safe from any thread, never fails.
+  public func enqueue(_ job: consuming ExecutorJob) {
+    scheduler.enqueue(job: UnownedJob(job), .task)
+  }
+
+  /// The loop's serial executor, for actors (`nonisolated var unownedExecutor`);
+  /// see ``EpollEventLoop/asUnownedSerialExecutor()``. Unowned: the actor must
+  /// keep the loop alive.
+  public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    scheduler.actorExecutor.asUnownedSerialExecutor()
+  }
+
+  /// The loop as a task executor, for `withTaskExecutorPreference(_:operation:)`
+  /// and `Task(executorPreference:operation:)`.
+  public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+    UnownedTaskExecutor(ordinary: self)
+  }
+
+  /// Stops the program unless the caller runs on the loop's thread.
+  public func checkIsolated() {
+    precondition(inEventLoop, IsolationCheck.message(loopType: "VirtualEventLoop"))
+  }
+
+  /// Whether the caller runs on the loop's thread.
+  public func isIsolatingCurrentContext() -> Bool? {
+    inEventLoop
+  }
+}
