@@ -6,9 +6,10 @@ import TimerLoop
 /// closes on end of stream, on error, after the idle timeout, or when a
 /// started request misses its deadline.
 ///
-/// `@unchecked Sendable`: confined to the loop thread that accepted it; the
-/// timer closures that capture it run there too.
-final class Connection: @unchecked Sendable {
+/// Not `Sendable`: it lives on the loop thread that accepted it. Its timers
+/// capture it through the loop's isolated view (`assumeIsolated()`), whose
+/// closures run on that thread too.
+final class Connection {
   enum CloseReason { case peer, idle, deadline }
 
   private static let response = Array(
@@ -46,7 +47,9 @@ final class Connection: @unchecked Sendable {
     registration = try loop.register(fd, for: .readable) { [self] readiness in
       handle(readiness)
     }
-    idleTimer = try loop.schedule(after: config.idleTimeout) { [self] in close(.idle) }
+    idleTimer = try loop.assumeIsolated().schedule(after: config.idleTimeout) { [self] in
+      close(.idle)
+    }
     stats.open.add(1, ordering: .relaxed)
   }
 
@@ -103,7 +106,8 @@ final class Connection: @unchecked Sendable {
     }
     if !input.isEmpty && requestTimer == nil {
       // A request has started: it must complete before its deadline.
-      requestTimer = try? loop.schedule(after: config.requestDeadline) { [self] in
+      requestTimer = try? loop.assumeIsolated().schedule(after: config.requestDeadline) {
+        [self] in
         close(.deadline)
       }
     }

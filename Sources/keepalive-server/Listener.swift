@@ -4,8 +4,9 @@ import TimerLoop
 /// One listening socket on one loop, bound with `SO_REUSEPORT` so that every
 /// loop of the group has its own and the kernel spreads connections over them.
 ///
-/// `@unchecked Sendable`: confined to its loop thread.
-final class Listener: @unchecked Sendable {
+/// Not `Sendable`: it lives on its loop thread, like the timer that pauses
+/// accepting (scheduled through the loop's isolated view).
+final class Listener {
   private let loop: EpollEventLoop
   private let config: ServerConfig
   private let stats: ServerStats
@@ -71,7 +72,7 @@ final class Listener: @unchecked Sendable {
         // now would spin), and try again.
         stats.acceptPauses.add(1, ordering: .relaxed)
         try? registration?.setInterest([])
-        _ = try? loop.schedule(after: .milliseconds(100)) { [self] in
+        _ = try? loop.assumeIsolated().schedule(after: .milliseconds(100)) { [self] in
           try? registration?.setInterest(.readable)
         }
         return
