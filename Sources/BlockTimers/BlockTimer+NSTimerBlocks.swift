@@ -20,7 +20,7 @@ extension BlockTimer {
 
   /// Creates the same timer without scheduling it; add it with
   /// ``add(to:deliveringOn:)``. Its fire date is fixed now, as with
-  /// ``init(timeInterval:repeats:userInfo:block:)``.
+  /// ``init(timeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)``.
   public static func timer(
     withTimeInterval interval: TimeInterval, block: @escaping @Sendable () -> Void, repeats: Bool
   ) -> BlockTimer {

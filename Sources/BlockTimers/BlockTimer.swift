@@ -207,7 +207,7 @@ public final class BlockTimer: Sendable {
   /// - Parameters:
   ///   - loop: `nil` (the default) picks ``DefaultLoop/current``.
   ///   - queue: deliver each call of the block on this queue; see
-  ///     ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)``.
+  ///     ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)-(TimeInterval,_,_,_,_,_)``.
   public func add(to loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil) {
     schedule(on: loop, start: .fireDate, queue: queue)
   }

@@ -1,7 +1,7 @@
 import Glibc
 
 /// An event loop on a virtual clock, for deterministic tests: time moves only
-/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)``, and due
+/// when the test calls ``advanceTime(by:)-(TimeAmount)`` or ``advanceTime(to:)``, and due
 /// closures run on the thread making that call.
 ///
 /// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
@@ -42,7 +42,7 @@ public final class VirtualEventLoop: EventLoop {
     advanceTime(to: now + amount)
   }
 
-  /// Moves the clock forward to `target`; see ``advanceTime(by:)``.
+  /// Moves the clock forward to `target`; see ``advanceTime(by:)-(TimeAmount)``.
   ///
   /// A callback that keeps scheduling work at the current time keeps this call
   /// running, as it would keep a real loop busy.
@@ -72,7 +72,7 @@ public final class VirtualEventLoop: EventLoop {
 
   /// Moves the clock forward by `amount` without running anything, as if a
   /// callback had kept the loop busy that long. Deadlines passed meanwhile are
-  /// late when the next ``advanceTime(by:)`` or ``run()`` handles them, which
+  /// late when the next ``advanceTime(by:)-(TimeAmount)`` or ``run()`` handles them, which
   /// is how tests reach missed-tick and fixed-delay behaviour. Callable from
   /// inside a callback. Negative amounts do nothing.
   public func stall(for amount: TimeAmount) {
