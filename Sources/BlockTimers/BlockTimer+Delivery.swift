@@ -15,7 +15,7 @@ import TimerLoop
 extension BlockTimer {
   /// NSTimer+Blocks' `scheduledTimerWithTimeInterval:block:repeats:` with a
   /// delivery queue: each call of `block` is dispatched to `queue`, as
-  /// ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)``
+  /// ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)-(TimeInterval,_,_,_,_,_)``
   /// does (a repeating timer whose previous call still waits on the queue
   /// skips the tick). First fires `interval` seconds from now (≤ 0 becomes
   /// 0.0001); a NaN interval gives an invalid timer that never fires.
@@ -75,7 +75,7 @@ extension BlockTimer {
 
   /// NSTimer+Blocks' `scheduledTimerWithTimeInterval:block:repeats:` for a
   /// block isolated to the main actor; see
-  /// ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:block:)``.
+  /// ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:block:)-(TimeInterval,_,_,_,_)``.
   ///
   /// - Parameters:
   ///   - interval: seconds until the first call (≤ 0 becomes 0.0001) and,

@@ -132,7 +132,7 @@ extension CountdownTimer {
 }
 
 extension Debouncer {
-  /// `Duration` form of ``init(delay:on:deliveringOn:action:)-(TimeInterval,_,_,_)``.
+  /// `Duration` form of ``init(delay:on:deliveringOn:action:)-(TimeInterval,_,DispatchQueue?,_)``.
   ///
   /// - Throws: `SystemError` when no loop is given and the shared loop cannot
   ///   start (a `Duration` cannot be NaN).

@@ -55,6 +55,40 @@ import TimerLoop
         == Array(repeating: twoHundredMs, count: 4) + Array(repeating: twoHundredMs * 2, count: 4))
   }
 
+  @Test func theIsolatedView() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let fired = FireLog()
+    let isolated = loop.assumeIsolated()
+    try isolated.schedule(after: .milliseconds(100) * 2) { fired.add(loop.now - start) }
+    try isolated.schedule(after: Duration.milliseconds(100) * 2) { fired.add(loop.now - start) }
+    try isolated.scheduleRepeating(after: .milliseconds(100) * 2, every: .milliseconds(100) * 2) {
+      $0.cancel()
+      fired.add(loop.now - start)
+    }
+    try isolated.scheduleRepeating(
+      after: Duration.milliseconds(100) * 2, every: Duration.milliseconds(100) * 2
+    ) {
+      $0.cancel()
+      fired.add(loop.now - start)
+    }
+    try isolated.scheduleRepeating(
+      firstAt: start + .milliseconds(100) * 2, every: .milliseconds(100) * 2
+    ) {
+      $0.cancel()
+      fired.add(loop.now - start)
+    }
+    try isolated.scheduleRepeating(
+      firstAt: start + Duration.milliseconds(100) * 2, every: Duration.milliseconds(100) * 2
+    ) {
+      $0.cancel()
+      fired.add(loop.now - start)
+    }
+    loop.advanceTime(by: .seconds(1))
+    #expect(fired.amounts == Array(repeating: twoHundredMs, count: 6))
+  }
+
   @Test func handlerTimers() throws {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }

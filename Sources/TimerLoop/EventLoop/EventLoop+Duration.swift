@@ -24,6 +24,17 @@ extension EventLoop {
   }
 }
 
+extension IsolatedEventLoop {
+  /// `Duration` form of ``scheduleRepeating(firstAt:every:policy:_:)-(_,TimeAmount,_,_)``.
+  @_disfavoredOverload @discardableResult
+  public func scheduleRepeating(
+    firstAt first: Deadline, every interval: Duration, policy: RepeatPolicy = .fixedRate,
+    _ body: @escaping (TimerHandle) -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    try scheduleRepeating(firstAt: first, every: TimeAmount(interval), policy: policy, body)
+  }
+}
+
 extension EpollEventLoop {
   /// `Duration` form of ``init(leeway:)-(TimeAmount)``: `leeway` clamped to 0 ... 1 s.
   ///
