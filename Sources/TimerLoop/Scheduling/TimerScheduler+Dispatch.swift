@@ -80,19 +80,24 @@ extension TimerScheduler {
     let body = table.pointee[entry: timer.slot].body.take()
     let tag = table.pointee[entry: timer.slot].tag
     admitting.store(false, ordering: .releasing)
+    guard let body = consume body else { return false }
+    call(body, timer, tag: tag)
+    finish(timer, body: body)
+    return true
+  }
+
+  /// Calls a timer's closure or handler. The body is borrowed: switching
+  /// over an owned one copied the payload, a retain and a release per firing.
+  private func call(_ body: borrowing TimerBody, _ timer: DueTimer, tag: UInt64) {
     switch body {
-    case .once(let closure)?:
+    case .once(let closure):
       closure()
-    case .repeating(let closure)?:
+    case .repeating(let closure):
       closure(
         TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
-    case .handler(let handler)?:
+    case .handler(let handler):
       handler.timerFired(tag: tag)
-    case nil:
-      return false
     }
-    finish(timer, body: consume body)
-    return true
   }
 
   /// After a call: a one-shot that did not reschedule itself ends; a
@@ -101,7 +106,7 @@ extension TimerScheduler {
   /// collected); a kept timer not armed again stays disarmed; a timer that
   /// goes on gets its body back. The body of one that ended is released on
   /// return, after the table changes.
-  private func finish(_ timer: DueTimer, body: consuming TimerBody?) {
+  private func finish(_ timer: DueTimer, body: consuming TimerBody) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation) else { return }
     if table.pointee[entry: timer.slot].phase == .unqueued {
       switch table.pointee[entry: timer.slot].mode {

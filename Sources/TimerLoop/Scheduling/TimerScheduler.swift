@@ -307,10 +307,12 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// Applies the requests other threads have made, in order. Loop thread only.
   /// Runs no user code; see ``AppliedRequests``.
+  /// Returns `nil` when there were none: two empty arrays would still cost
+  /// two releases on the firing path.
   @discardableResult
-  func applyPendingRequests() -> AppliedRequests {
+  func applyPendingRequests() -> AppliedRequests? {
+    guard inboxPending.load(ordering: .sequentiallyConsistent) else { return nil }
     var applied = AppliedRequests()
-    guard inboxPending.load(ordering: .sequentiallyConsistent) else { return applied }
     applied.requests = inbox.withLock { inbox in
       inboxPending.store(false, ordering: .relaxed)
       inbox.wakeupPending = false
