@@ -41,12 +41,15 @@ struct Options {
                 (N = 10,000,000; under a minute, about 2 GB)
       soak      C live timers churned for --seconds, resident set sampled every second,
                 TimerLoop only (C = 1,000,000, 60 s)
+      cross     N timers 1 hour ahead scheduled, then cancelled, from a thread other than the
+                loop's: ns per schedule+cancel pair, bytes left after; TimerLoop only
+                (N = 1,000,000)
 
     options:
-      --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn
-                     and memory), foundation or dispatch; repeat it or separate with commas
+      --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn,
+                     memory and cross), foundation or dispatch; repeat it or separate with commas
                      (default: all)
-      --timers N     the workload's main count: N (million, memory, scaling), C (churn),
+      --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
                      K (jitter)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,

@@ -39,6 +39,14 @@ extension Workload {
       WorkloadSummary(
         name: rawValue, rows: ["c", "seconds", "rss_after_warmup", "rss_growth_after_warmup"],
         headline: nil)
+    case .cross:
+      WorkloadSummary(
+        name: rawValue,
+        rows: [
+          "n", "schedule_ns", "cancel_ns", "pair_ns", "drain_ms", "bytes_per_pending_timer",
+          "bytes_left_per_timer", "fired",
+        ],
+        headline: "pair_ns")
     }
   }
 }

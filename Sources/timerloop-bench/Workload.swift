@@ -12,6 +12,8 @@ enum Workload: String, CaseIterable, Sendable {
   case scaling
   /// ``SoakWorkload``: a million live timers churned for `--seconds`, memory sampled.
   case soak
+  /// ``CrossWorkload``: timers scheduled and cancelled from a thread other than the loop's.
+  case cross
 
   /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`.
   /// `scaling` takes half a minute and gigabytes, `soak` a minute or more, so they run only
@@ -28,16 +30,18 @@ enum Workload: String, CaseIterable, Sendable {
     case .memory: MemoryWorkload.defaultCount
     case .scaling: ScalingWorkload.defaultCount
     case .soak: SoakWorkload.defaultCount
+    case .cross: CrossWorkload.defaultCount
     }
   }
 
   /// Whether the workload runs on `implementation`: `scaling` and `soak` measure TimerLoop
-  /// alone, jitter does not run on `timerloop-handler`, the others run everywhere.
+  /// alone, `cross` both TimerLoop APIs, jitter does not run on `timerloop-handler`, the
+  /// others run everywhere.
   func runs(on implementation: Implementation) -> Bool {
     switch implementation {
     case .timerloop: true
-    case .timerloopHandler: self == .million || self == .churn || self == .memory
-    case .foundation, .dispatch: self != .scaling && self != .soak
+    case .timerloopHandler: [.million, .churn, .memory, .cross].contains(self)
+    case .foundation, .dispatch: ![.scaling, .soak, .cross].contains(self)
     }
   }
 }
@@ -71,6 +75,8 @@ struct BenchmarkCase: CustomStringConvertible {
     case .soak:
       try SoakWorkload.run(
         implementation, count: count, seconds: seconds ?? SoakWorkload.defaultSeconds, sink: sink)
+    case .cross:
+      try CrossWorkload.run(implementation, count: count, sink: sink)
     }
   }
 }
