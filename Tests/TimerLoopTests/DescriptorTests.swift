@@ -162,4 +162,51 @@ import Testing
     #expect(weakCanary == nil)
     #expect(fcntl(reader, F_GETFD) != -1, "the loop closed a descriptor it does not own")
   }
+
+  /// README, Cancel: a closure cancelled from another thread is released
+  /// before the loop runs anything else, a descriptor handler included. Two
+  /// pipes become readable in one batch; whichever handler runs first cancels
+  /// a timer from another thread, the second sees its closure gone.
+  @Test func crossThreadCancelReleasesTheClosureBeforeTheNextHandler() throws {
+    let (reader1, writer1) = try makePipe()
+    let (reader2, writer2) = try makePipe()
+    defer { closeAll(reader1, writer1, reader2, writer2) }
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }  // before the pipes close: it drops the registrations
+    let watched = try {
+      let canary = Canary()
+      let handle = try loop.schedule(after: .seconds(3600)) { _ = canary }
+      return (WeakReference(canary), handle)
+    }()
+    let calls = Locked<[Bool]>([])  // per handler call: was the closure already gone?
+    let bothRan = DispatchSemaphore(value: 0)
+    try onLoop(loop) {
+      for reader in [reader1, reader2] {
+        _ = try loop.register(reader, for: .readable) { _ in
+          var byte: UInt8 = 0
+          _ = read(reader, &byte, 1)
+          if calls.withLock({ $0.isEmpty }) {
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+              watched.1.cancel()
+              done.signal()
+            }
+            done.wait()
+          }
+          let count = calls.withLock { calls in
+            calls.append(watched.0.object == nil)
+            return calls.count
+          }
+          if count == 2 { bothRan.signal() }
+        }
+      }
+    }
+    let release = try holdLoopThread(loop)
+    write(writer1)
+    write(writer2)
+    release.signal()
+    #expect(bothRan.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(calls.withLock { $0 } == [false, true])
+  }
+
 }

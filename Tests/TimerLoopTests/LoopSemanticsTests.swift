@@ -184,6 +184,47 @@ import Testing
     #expect(weakCanary == nil)
   }
 
+  /// README, Cancel: cancelled from another thread, a closure is released by
+  /// the loop before it runs anything else; here, before the next timer or
+  /// task of the same pass.
+  @Test(arguments: LoopKind.allCases, [false, true])
+  func crossThreadCancelReleasesTheClosureBeforeTheNextCallback(kind: LoopKind, tasks: Bool)
+    throws
+  {
+    let harness = try LoopHarness(kind)
+    defer { harness.loop.shutdown() }
+    let cancelled = HandleBox()
+    let watched = try {
+      let canary = Canary()
+      cancelled.value = try harness.loop.schedule(after: .seconds(3600)) { _ = canary }
+      return WeakReference(canary)
+    }()
+    let cancelFromAnotherThread: @Sendable () -> Void = {
+      let done = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        cancelled.value?.cancel()
+        done.signal()
+      }
+      done.wait()
+    }
+    let releasedBeforeNext = Locked<Bool?>(nil)
+    let next: @Sendable () -> Void = {
+      releasedBeforeNext.withLock { $0 = watched.object == nil }
+    }
+    try harness.onLoop {
+      if tasks {
+        try harness.loop.execute(cancelFromAnotherThread)
+        try harness.loop.execute(next)
+      } else {
+        let deadline = harness.loop.now + .milliseconds(1)
+        try harness.loop.schedule(at: deadline, cancelFromAnotherThread)
+        try harness.loop.schedule(at: deadline, next)
+      }
+    }
+    try harness.advance(by: .milliseconds(1))
+    #expect(releasedBeforeNext.withLock { $0 } == true)
+  }
+
   @Test(arguments: LoopKind.allCases)
   func fireOfAOneShotReleasesItsClosure(kind: LoopKind) throws {
     let harness = try LoopHarness(kind)

@@ -49,7 +49,10 @@ extension EpollEventLoop {
         let handler = registration.handler
       else { continue }
       let reported = readiness.intersection(registration.interest.union(.hangUp))
-      if !reported.isEmpty { handler(reported) }
+      guard !reported.isEmpty else { continue }
+      // Requests from other threads go first, as before every callback.
+      scheduler.applyPendingRequests()
+      handler(reported)
       if scheduler.isShutdown { return }
     }
   }

@@ -50,6 +50,9 @@ extension TimerScheduler {
         table.pointee.tasks.insert(contentsOf: buffers.tasks[index...].filter(\.isJob), at: 0)
         break
       }
+      // Before every callback, so that the closure of a timer cancelled from
+      // another thread meanwhile is released before anything else runs.
+      applyPendingRequests()
       switch buffers.tasks[index] {
       case .closure(let task): task()
       case .job(let job, let kind): run(job, kind)
@@ -67,19 +70,12 @@ extension TimerScheduler {
     // window to close, by which time the call has started.
     admitting.store(true, ordering: .sequentiallyConsistent)
     let applied = applyPendingRequests()
-    defer { withExtendedLifetime(applied) {} }  // released after the window (see AppliedRequests)
-    guard table.pointee.isLive(timer.slot, generation: timer.generation),
-      table.pointee[entry: timer.slot].firePending
-    else {
-      admitting.store(false, ordering: .releasing)
-      return false
-    }
-    table.pointee[entry: timer.slot].firePending = false
-    // Taken out for the call, not copied (a copy costs a retain and a release
-    // per firing); `finish` puts it back if the timer goes on.
-    let body = table.pointee[entry: timer.slot].body.take()
+    let body = admit(timer)
     let tag = table.pointee[entry: timer.slot].tag
     admitting.store(false, ordering: .releasing)
+    // Released after the window (see AppliedRequests) and before the call: a
+    // closure cancelled from another thread goes before anything else runs.
+    _ = consume applied
     guard let body = consume body else { return false }
     call(body, timer, tag: tag)
     finish(timer, body: body)
@@ -98,6 +94,18 @@ extension TimerScheduler {
     case .handler(let handler):
       handler.timerFired(tag: tag)
     }
+  }
+
+  /// Takes the body of a collected timer out for its call (not copied: a copy
+  /// costs a retain and a release per firing; `finish` puts it back if the
+  /// timer goes on), or returns `nil` if the timer has ended, moved or been
+  /// cancelled since it was collected.
+  private func admit(_ timer: DueTimer) -> TimerBody? {
+    guard table.pointee.isLive(timer.slot, generation: timer.generation),
+      table.pointee[entry: timer.slot].firePending
+    else { return nil }
+    table.pointee[entry: timer.slot].firePending = false
+    return table.pointee[entry: timer.slot].body.take()
   }
 
   /// After a call: a one-shot that did not reschedule itself ends; a

@@ -71,6 +71,12 @@ final class HandleBox: Sendable {
 /// An object whose lifetime tests watch through a weak reference.
 final class Canary: Sendable {}
 
+/// A weak reference that closures running on the loop can read.
+final class WeakReference<Object: AnyObject & Sendable>: Sendable {
+  weak let object: Object?
+  init(_ object: Object) { self.object = object }
+}
+
 /// Blocks the loop's thread inside a task until the returned semaphore is
 /// signalled, so that work sent meanwhile arrives while the loop is busy.
 func holdLoopThread(_ loop: EpollEventLoop) throws -> DispatchSemaphore {
