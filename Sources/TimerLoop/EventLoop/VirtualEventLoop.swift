@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// An event loop on a virtual clock, for deterministic tests: time moves only
 /// when the test calls ``advanceTime(by:)-(TimeAmount)`` or ``advanceTime(to:)``, and due
@@ -24,6 +25,8 @@ public final class VirtualEventLoop: EventLoop {
   /// The loop's timer state (``EventLoop/scheduler``); use the methods of ``EventLoop``.
   public let scheduler: TimerScheduler
   private let clock: VirtualClock
+  /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
+  private let isAdvancing = Atomic<Bool>(false)
 
   /// Creates a loop whose clock reads `start` (monotonic nanoseconds).
   public init(start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000)) {
@@ -45,8 +48,20 @@ public final class VirtualEventLoop: EventLoop {
   /// Moves the clock forward to `target`; see ``advanceTime(by:)-(TimeAmount)``.
   ///
   /// A callback that keeps scheduling work at the current time keeps this call
-  /// running, as it would keep a real loop busy.
+  /// running, as it would keep a real loop busy. Requests from other threads
+  /// are applied before every callback, as on a real loop, but tasks they
+  /// send (``EventLoop/execute(_:)``) never make it run an extra pass: a task
+  /// that arrives after a pass has started runs in a later pass this call
+  /// runs anyway, or in the next call. So other threads that keep calling
+  /// `execute` cannot keep it from returning.
+  ///
+  /// - Precondition: not called while an `advanceTime` (or ``run()``) of this
+  ///   loop is running: from one of its own callbacks, or from a second
+  ///   thread. A nested call would run passes inside a pass. A callback moves
+  ///   the clock with ``stall(for:)`` instead.
   public func advanceTime(to target: Deadline) {
+    precondition(
+      !isAdvancing.exchange(true, ordering: .acquiring), Self.nestedAdvanceMessage)
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     let previous = CurrentLoop.set(self)
     let previousDriver = clock.driver.exchange(pthread_self(), ordering: .relaxed)
@@ -54,17 +69,24 @@ public final class VirtualEventLoop: EventLoop {
       clock.driver.store(previousDriver, ordering: .relaxed)
       CurrentLoop.restore(previous)
       if scheduler.isShutdown { scheduler.releaseTable() }
+      isAdvancing.store(false, ordering: .releasing)
     }
     var buffers = TimerScheduler.PassBuffers()
     while !scheduler.isShutdown {
       scheduler.runPass(now: clock.now, buffers: &buffers)
-      let (earliest, hasTasks) = scheduler.pendingWork
-      if hasTasks { continue }
-      guard let earliest, earliest <= target, earliest != .distantFuture else { break }
+      if scheduler.hasQueuedTasks { continue }
+      guard let earliest = scheduler.pendingWork.earliestDeadline, earliest <= target,
+        earliest != .distantFuture
+      else { break }
       if earliest > clock.now { clock.set(earliest) }
     }
     if target > clock.now { clock.set(target) }
   }
+
+  static let nestedAdvanceMessage =
+    "VirtualEventLoop.advanceTime(to:) called while an advanceTime or run() of the same loop"
+    + " is running (from one of its callbacks, or from another thread); use stall(for:) to"
+    + " move the clock from a callback"
 
   /// The virtual loop whose ``advanceTime(to:)`` (or ``run()``) is running
   /// closures on the current thread, if any.

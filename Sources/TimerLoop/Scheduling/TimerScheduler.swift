@@ -256,6 +256,11 @@ public final class TimerScheduler: @unchecked Sendable {
     )
   }
 
+  /// Whether tasks wait in the table for the next pass: queued on the loop
+  /// thread, or taken in from the inbox during a pass (requests still in the
+  /// inbox do not count). Loop thread only.
+  var hasQueuedTasks: Bool { !table.pointee.tasks.isEmpty }
+
   // MARK: Shutdown
 
   /// Marks the scheduler shut down and wakes the loop. Requests still in the
