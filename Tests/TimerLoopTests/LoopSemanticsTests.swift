@@ -138,9 +138,12 @@ import Testing
     let log = EventLog<TimeAmount>()
     let box = HandleBox()
     let start = harness.loop.now
-    box.value = try harness.loop.schedule(after: .milliseconds(5)) { [loop = harness.loop] in
-      log.append(loop.now - start)
-      if log.all.count == 1 { box.value?.reschedule(after: .milliseconds(5)) }
+    // Scheduled on the loop thread, so the box is set before the timer can fire.
+    try harness.onLoop {
+      box.value = try harness.loop.schedule(after: .milliseconds(5)) { [loop = harness.loop] in
+        log.append(loop.now - start)
+        if log.all.count == 1 { box.value?.reschedule(after: .milliseconds(5)) }
+      }
     }
     try harness.advance(by: .milliseconds(30))
     #expect(log.all.count == 2)
