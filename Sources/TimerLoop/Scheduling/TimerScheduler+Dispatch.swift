@@ -44,15 +44,15 @@ extension TimerScheduler {
     }
     var ran = 0
     for index in buffers.tasks.indices {
+      // Before every callback, so that the closure of a timer cancelled from
+      // another thread meanwhile is released before anything else runs.
+      applyPendingRequests()
       guard !isShutdown else {
         // Jobs cannot be dropped (their tasks would leak): back to the front
         // of the queue, ahead of later work, for releaseTable() to retire.
         table.pointee.tasks.insert(contentsOf: buffers.tasks[index...].filter(\.isJob), at: 0)
         break
       }
-      // Before every callback, so that the closure of a timer cancelled from
-      // another thread meanwhile is released before anything else runs.
-      applyPendingRequests()
       switch buffers.tasks[index] {
       case .closure(let task): task()
       case .job(let job, let kind): run(job, kind)
