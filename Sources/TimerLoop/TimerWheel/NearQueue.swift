@@ -56,6 +56,27 @@ struct NearQueue {
     }
   }
 
+  /// Takes out and returns the earliest node if its deadline is at or before
+  /// `deadline`; `nil` when there is none. O(1) from the run, O(log k) from
+  /// the heap: the firing path, without the tombstone ``remove(_:rows:)``
+  /// leaves for a node taken from the middle.
+  mutating func popFirst(dueAt deadline: Int64, rows: UnsafeMutablePointer<Row>) -> Node? {
+    let front = runStart < run.count ? run[runStart] : nil
+    if let top = heap.first, front.map({ Self.ordered(top, before: $0) }) ?? true {
+      guard top.deadline <= deadline else { return nil }
+      removeFromHeap(at: 0, rows: rows)
+      return top
+    }
+    guard let front, front.deadline <= deadline else { return nil }
+    // The run never starts with a tombstone, so its front is live.
+    runStart += 1
+    while runStart < run.count && run[runStart].slot == TimerWheel.Link.unqueued {
+      runStart += 1
+      tombstones -= 1
+    }
+    return front
+  }
+
   /// Takes out the node of `slot`, found through its row's `prev`.
   mutating func remove(_ slot: UInt32, rows: UnsafeMutablePointer<Row>) {
     let position = rows[Int(slot)].prev

@@ -250,10 +250,9 @@ struct TimerWheel: ~Copyable {
   mutating func popFirst(dueAt now: Deadline) -> UInt32? {
     advance(to: Self.tick(now.uptimeNanoseconds))
     checkInvariants()
-    guard let top = near.first, top.deadline <= now.uptimeNanoseconds,
-      top.deadline != Deadline.distantFuture.uptimeNanoseconds
-    else { return nil }
-    near.remove(top.slot, rows: rows)
+    // distantFuture never comes due, so the bound stops just short of it.
+    let bound = min(now.uptimeNanoseconds, Deadline.distantFuture.uptimeNanoseconds - 1)
+    guard let top = near.popFirst(dueAt: bound, rows: rows) else { return nil }
     rows[Int(top.slot)].next = Link.unqueued
     count -= 1
     checkInvariants()
