@@ -12,8 +12,11 @@
 /// From another thread they become a request that the loop applies before it
 /// runs anything else (one short lock, coalesced wake-ups).
 public struct TimerHandle: Sendable {
-  let scheduler: TimerScheduler
-  let id: TimerID
+  // Usable from inline code so that `cancel()` and `reschedule` inline into
+  // the caller, which then borrows the handle where it is stored (an array
+  // element, say) instead of retaining and releasing its scheduler per call.
+  @usableFromInline let scheduler: TimerScheduler
+  @usableFromInline let id: TimerID
 
   /// Cancels the timer. Idempotent.
   ///
@@ -28,6 +31,7 @@ public struct TimerHandle: Sendable {
   /// inside the closure itself: when it returns), and by the loop before it
   /// runs anything else when cancelling from another thread. Calling
   /// `cancel()` from inside the closure stops a repeating timer.
+  @inlinable
   public func cancel() {
     scheduler.cancel(id)
   }
@@ -41,6 +45,7 @@ public struct TimerHandle: Sendable {
   /// A one-shot may reschedule itself from inside its closure; it then fires
   /// again at `deadline` instead of ending. A firing collected for the current
   /// pass but not yet started is dropped in favour of the new deadline.
+  @inlinable
   public func reschedule(to deadline: Deadline) {
     scheduler.reschedule(id, to: deadline)
   }
