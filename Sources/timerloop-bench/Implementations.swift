@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TimerLoop
 
 /// The timer implementations the benchmark compares, expressed as the peer measurements of this project
@@ -55,7 +56,7 @@ extension EpollEventLoop {
   static func runOnCurrentThread<Value>(
     _ setup: @escaping @Sendable (EpollEventLoop) throws -> Value
   ) throws -> Value {
-    let loop = try EpollEventLoop()
+    let loop = try EpollEventLoop(metricsDelegate: PassCounter.shared)
     let outcome = Shared<Result<Value, any Error>?>(nil)
     try loop.execute {
       do {
@@ -68,6 +69,24 @@ extension EpollEventLoop {
     try loop.run()
     guard let result = outcome.value else { throw BenchmarkError.loopStoppedBeforeSetup }
     return try result.get()
+  }
+}
+
+/// The metrics delegate `--metrics-delegate` gives every TimerLoop loop of the run: it adds
+/// up passes and timers fired, as a delegate feeding a metrics system would, so that runs
+/// with and without it show what the hook costs.
+final class PassCounter: EventLoopMetricsDelegate {
+  /// The delegate, when the command line has `--metrics-delegate`; read from the arguments
+  /// because workloads create their loops far from the parsed ``Options``.
+  static let shared: PassCounter? =
+    CommandLine.arguments.contains(Options.metricsDelegateFlag) ? PassCounter() : nil
+
+  private let passes = Atomic<Int>(0)
+  private let timersFired = Atomic<Int>(0)
+
+  func processedPass(info: EventLoopPassInfo) {
+    passes.add(1, ordering: .relaxed)
+    timersFired.add(info.timersFired, ordering: .relaxed)
   }
 }
 

@@ -16,6 +16,9 @@ struct Options {
   var seconds: Double?
   /// `--raw`: print the metric lines instead of the table and verdicts.
   var raw = false
+  /// `--metrics-delegate`: TimerLoop's loops get ``PassCounter/shared`` as their metrics delegate.
+  var metricsDelegate = false
+  static let metricsDelegateFlag = "--metrics-delegate"
   /// `--plot FILE`: where to write the SVG plot of lateness percentiles.
   var plotPath: String?
   /// `-h` or `--help`: print ``usage`` and run nothing.
@@ -56,6 +59,9 @@ struct Options {
                      the format of the C peers in Benchmarks/peers (for scripts)
       --plot FILE    also write an SVG plot of each workload's lateness percentiles
                      (min_us, p50_us, p99_us, p999_us, max_us) per implementation to FILE
+      --metrics-delegate
+                     give timerloop's loops a metrics delegate that counts passes and
+                     timers, to compare with a run without one (what the hook costs)
       -h, --help     print this text
 
     Each workload/implementation pair runs in a child process of its own (a fresh heap and
@@ -91,6 +97,8 @@ struct Options {
         showHelp = true
       case "--raw":
         raw = true
+      case Self.metricsDelegateFlag:
+        metricsDelegate = true
       case "--plot":
         plotPath = try value()
       case "--impl":
@@ -145,6 +153,7 @@ struct Options {
     var arguments = [
       benchmarkCase.workload.rawValue, "--impl", benchmarkCase.implementation.rawValue, "--raw",
     ]
+    if metricsDelegate { arguments.append(Self.metricsDelegateFlag) }
     if let timers { arguments += ["--timers", String(timers)] }
     if let seconds { arguments += ["--seconds", String(seconds)] }
     return arguments

@@ -11,7 +11,7 @@ import Testing
 /// error or a documented recovery, never a crash, a hang or a lost timer.
 @Suite struct FaultInjectionTests {
   /// Arms faults on the loop's own thread, where its waits and arms happen.
-  private func inject(_ errnos: [Int32], into syscall: String, on loop: EpollEventLoop) throws {
+  func inject(_ errnos: [Int32], into syscall: String, on loop: EpollEventLoop) throws {
     let armed = DispatchSemaphore(value: 0)
     try loop.execute {
       FaultInjection.inject(errnos, into: syscall)

@@ -62,6 +62,7 @@ extension EpollEventLoop {
       if stopping {
         releaseState()
         selector.close()
+        terminationDidHappen()
       }
       scheduler.loopThread.store(0, ordering: .relaxed)
     }
@@ -69,10 +70,13 @@ extension EpollEventLoop {
       try selector.wait(block: false)
       dispatchReadyDescriptors()
       var buffers = TimerScheduler.PassBuffers()
-      scheduler.runPass(now: .now(), buffers: &buffers)
+      let start = Deadline.now()
+      let outcome = scheduler.runPass(now: start, buffers: &buffers)
+      let now = Deadline.now()
+      // Every call follows a wait of the host's.
+      scheduler.passDidEnd(outcome, start: start, end: now, wokeUp: true)
       guard !scheduler.isShutdown else { return }
       let (earliest, hasTasks) = scheduler.pendingWork
-      let now = Deadline.now()
       if hasTasks || earliest.map({ $0 <= now }) == true {
         // Work for the very next call: make the descriptor readable now.
         try EventFD.signal(selector.eventFD)

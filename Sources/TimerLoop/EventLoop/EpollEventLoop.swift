@@ -8,7 +8,7 @@ import Synchronization
 /// one eventfd through which other threads wake it.
 ///
 /// Run it on the calling thread with ``run()``, or on a thread of its own with
-/// ``startOnNewThread(name:leeway:)-(_,TimeAmount)``. Each iteration runs one pass of due work (see
+/// ``startOnNewThread(name:leeway:metricsDelegate:)``. Each iteration runs one pass of due work (see
 /// ``EventLoop``), re-arms the timerfd if the earliest deadline changed, and
 /// blocks in `epoll_wait` with no timeout: deadlines live in the absolute
 /// timerfd, so a signal interrupting the wait cannot stretch one. The loop
@@ -26,6 +26,8 @@ public final class EpollEventLoop: EventLoop {
   let selector: Selector
   let lifecycle = Locked(Lifecycle.idle)
   private let failure = Locked<SystemError?>(nil)
+  /// ``onTermination(_:)``'s handler, and whether the loop has stopped.
+  let termination = Locked(TerminationHandler.State())
   /// ``nextDeadline`` of an embedded loop, in monotonic nanoseconds (`Int64.max`: none).
   let embeddedDeadline = Atomic<Int64>(.max)
   /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
@@ -58,16 +60,23 @@ public final class EpollEventLoop: EventLoop {
 
   /// Opens the loop's three descriptors. The loop does not run until ``run()``.
   ///
-  /// - Parameter leeway: how late a timer may fire so that wake-ups coalesce
-  ///   (nanoseconds, clamped to 0 ... 1 s); see ``leeway``. `.zero` arms the
-  ///   kernel timer for every distinct deadline.
+  /// - Parameters:
+  ///   - leeway: how late a timer may fire so that wake-ups coalesce
+  ///     (nanoseconds, clamped to 0 ... 1 s); see ``leeway``. `.zero` arms the
+  ///     kernel timer for every distinct deadline.
+  ///   - metricsDelegate: told of every pass, on the loop thread; see
+  ///     ``EventLoopMetricsDelegate``. `nil` (the default) costs one branch per pass.
   /// - Throws: ``SystemError`` if `epoll_create1`, `timerfd_create`, `eventfd`
   ///   or `epoll_ctl` fails (typically `EMFILE`); nothing is left open then.
-  public init(leeway: TimeAmount = defaultLeeway) throws(SystemError) {
+  public init(
+    leeway: TimeAmount = defaultLeeway, metricsDelegate: (any EventLoopMetricsDelegate)? = nil
+  ) throws(SystemError) {
     self.leeway = min(max(leeway, .zero), .seconds(1))
     selector = try Selector()
     let eventFD = selector.eventFD
-    scheduler = TimerScheduler(clock: .monotonic, loopType: "EpollEventLoop") {
+    scheduler = TimerScheduler(
+      clock: .monotonic, loopType: "EpollEventLoop", metricsDelegate: metricsDelegate
+    ) {
       try? EventFD.signal(eventFD)
     }
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
@@ -104,22 +113,23 @@ public final class EpollEventLoop: EventLoop {
 
   /// Why the loop stopped by itself: the system call that failed on its
   /// thread (`nil` if none did). ``run()`` also throws it to its caller; a
-  /// loop started with ``startOnNewThread(name:leeway:)-(_,TimeAmount)`` has only this.
+  /// loop started with ``startOnNewThread(name:leeway:metricsDelegate:)`` has only this.
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
   public static var current: EpollEventLoop? { CurrentLoop.get() as? EpollEventLoop }
 
-  /// Creates a loop with `leeway` (see ``init(leeway:)-(TimeAmount)``) and runs it on a new
-  /// thread named `name` (at most 15 bytes are kept, a Linux limit) until
-  /// ``shutdown()``.
+  /// Creates a loop with `leeway` and `metricsDelegate` (see
+  /// ``init(leeway:metricsDelegate:)``) and runs it on a new thread named
+  /// `name` (at most 15 bytes are kept, a Linux limit) until ``shutdown()``.
   ///
   /// - Throws: ``SystemError`` if the descriptors cannot be opened or the thread
   ///   cannot be created (`pthread_create`).
   public static func startOnNewThread(
-    name: String = "TimerLoop", leeway: TimeAmount = defaultLeeway
+    name: String = "TimerLoop", leeway: TimeAmount = defaultLeeway,
+    metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) -> EpollEventLoop {
-    let loop = try EpollEventLoop(leeway: leeway)
+    let loop = try EpollEventLoop(leeway: leeway, metricsDelegate: metricsDelegate)
     // Claimed before the thread exists, so a run() on another thread cannot
     // take the loop over while the new thread starts.
     _ = loop.claim()
@@ -149,7 +159,7 @@ public final class EpollEventLoop: EventLoop {
   /// on this thread.
   ///
   /// Returns at once if the loop is already running elsewhere (including a
-  /// loop made by ``startOnNewThread(name:leeway:)-(_,TimeAmount)``) or was shut down.
+  /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)``) or was shut down.
   ///
   /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
   ///   the loop's descriptors fails; the loop is shut down first (every closure
@@ -178,6 +188,7 @@ public final class EpollEventLoop: EventLoop {
     releaseState()
     scheduler.loopThread.store(0, ordering: .relaxed)
     selector.close()
+    terminationDidHappen()
     lifecycle.withLock { $0 = .stopped }
     running.leave()
   }
@@ -191,18 +202,22 @@ public final class EpollEventLoop: EventLoop {
       CurrentLoop.restore(previous)
     }
     var buffers = TimerScheduler.PassBuffers()
+    var wokeUp = false  // the previous wait blocked
     do {
       while true {
-        scheduler.runPass(now: .now(), buffers: &buffers)
+        let start = Deadline.now()
+        let outcome = scheduler.runPass(now: start, buffers: &buffers)
+        let now = Deadline.now()
+        scheduler.passDidEnd(outcome, start: start, end: now, wokeUp: wokeUp)
         if scheduler.isShutdown { return }
         let (earliest, hasTasks) = scheduler.pendingWork
-        let now = Deadline.now()
         var block = !hasTasks
         if let earliest, earliest <= now {
           block = false  // arming a past deadline would cost a syscall to learn the same
         } else {
           try selector.arm(earliest, leeway: leeway, now: now)
         }
+        wokeUp = block
         try selector.wait(block: block)
         dispatchReadyDescriptors()
       }
@@ -236,6 +251,7 @@ public final class EpollEventLoop: EventLoop {
       // No thread owns the loop's state now.
       releaseState()
       selector.close()
+      terminationDidHappen()
     case .running where CurrentLoop.get() == nil:
       running.wait()
     case .running, .embeddedRunning, .stopped:

@@ -36,17 +36,19 @@ extension IsolatedEventLoop {
 }
 
 extension EpollEventLoop {
-  /// `Duration` form of ``init(leeway:)-(TimeAmount)``: `leeway` clamped to 0 ... 1 s.
+  /// `Duration` form of ``init(leeway:metricsDelegate:)``, with no metrics
+  /// delegate: `leeway` clamped to 0 ... 1 s.
   ///
-  /// - Throws: ``SystemError`` as ``init(leeway:)-(TimeAmount)`` does.
+  /// - Throws: ``SystemError`` as ``init(leeway:metricsDelegate:)`` does.
   @_disfavoredOverload
   public convenience init(leeway: Duration) throws(SystemError) {
     try self.init(leeway: TimeAmount(leeway))
   }
 
-  /// `Duration` form of ``startOnNewThread(name:leeway:)-(_,TimeAmount)``.
+  /// `Duration` form of ``startOnNewThread(name:leeway:metricsDelegate:)``,
+  /// with no metrics delegate.
   ///
-  /// - Throws: ``SystemError`` as ``startOnNewThread(name:leeway:)-(_,TimeAmount)`` does.
+  /// - Throws: ``SystemError`` as ``startOnNewThread(name:leeway:metricsDelegate:)`` does.
   @_disfavoredOverload
   public static func startOnNewThread(
     name: String = "TimerLoop", leeway: Duration

@@ -29,9 +29,17 @@ public final class VirtualEventLoop: EventLoop {
   private let isAdvancing = Atomic<Bool>(false)
 
   /// Creates a loop whose clock reads `start` (monotonic nanoseconds).
-  public init(start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000)) {
+  ///
+  /// - Parameter metricsDelegate: told of every pass, on the thread advancing
+  ///   time, with times in virtual time; see ``EventLoopMetricsDelegate``.
+  public init(
+    start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000),
+    metricsDelegate: (any EventLoopMetricsDelegate)? = nil
+  ) {
     clock = VirtualClock(start: start)
-    scheduler = TimerScheduler(clock: .virtual(clock), loopType: "VirtualEventLoop") {}
+    scheduler = TimerScheduler(
+      clock: .virtual(clock), loopType: "VirtualEventLoop", metricsDelegate: metricsDelegate
+    ) {}
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }
@@ -72,13 +80,20 @@ public final class VirtualEventLoop: EventLoop {
       isAdvancing.store(false, ordering: .releasing)
     }
     var buffers = TimerScheduler.PassBuffers()
+    var wokeUp = false  // the clock moved to a deadline: a real loop's timerfd would have expired
     while !scheduler.isShutdown {
-      scheduler.runPass(now: clock.now, buffers: &buffers)
+      let start = clock.now
+      let outcome = scheduler.runPass(now: start, buffers: &buffers)
+      scheduler.passDidEnd(outcome, start: start, end: clock.now, wokeUp: wokeUp)
+      wokeUp = false
       if scheduler.hasQueuedTasks { continue }
       guard let earliest = scheduler.pendingWork.earliestDeadline, earliest <= target,
         earliest != .distantFuture
       else { break }
-      if earliest > clock.now { clock.set(earliest) }
+      if earliest > clock.now {
+        clock.set(earliest)
+        wokeUp = true
+      }
     }
     if target > clock.now { clock.set(target) }
   }

@@ -28,21 +28,23 @@ extension TimerScheduler {
   }
 
   /// Runs one pass at `now`. Loop thread only.
-  /// - Returns: the number of closures that ran.
-  @discardableResult
-  func runPass(now: Deadline, buffers: inout PassBuffers) -> Int {
+  /// - Returns: what ran, and how late the earliest due timer was.
+  func runPass(now: Deadline, buffers: inout PassBuffers) -> PassOutcome {
     applyPendingRequests()
     swap(&buffers.tasks, &table.pointee.tasks)
-    while let slot = table.pointee.queue.popFirst(dueAt: now) {
+    var next = table.pointee.queue.popFirst(dueAt: now)
+    // Read before collecting: a fixed-rate timer's row then holds its next deadline.
+    var outcome = PassOutcome(lateness: next.map { now - table.pointee.queue.deadline(of: $0) })
+    while let slot = next {
       table.pointee.collect(slot, now: now)
       buffers.due.append(
         DueTimer(slot: slot, generation: table.pointee[entry: slot].generation))
+      next = table.pointee.queue.popFirst(dueAt: now)
     }
     defer {
       buffers.tasks.removeAll(keepingCapacity: true)
       buffers.due.removeAll(keepingCapacity: true)
     }
-    var ran = 0
     for index in buffers.tasks.indices {
       // Before every callback, so that the closure of a timer cancelled from
       // another thread meanwhile is released before anything else runs.
@@ -57,10 +59,10 @@ extension TimerScheduler {
       case .closure(let task): task()
       case .job(let job, let kind): run(job, kind)
       }
-      ran += 1
+      outcome.tasksRun += 1
     }
-    for timer in buffers.due where !isShutdown && fire(timer) { ran += 1 }
-    return ran
+    for timer in buffers.due where !isShutdown && fire(timer) { outcome.timersFired += 1 }
+    return outcome
   }
 
   /// Runs one collected timer if it is still meant to run. Returns whether it ran.

@@ -91,15 +91,26 @@ public final class TimerScheduler: @unchecked Sendable {
   var jobExecutor: JobExecutor?
   /// The serial executor of actors pinned to the loop.
   private(set) var actorExecutor: LoopActorExecutor!
+  /// Told of every pass (``passDidEnd(_:start:end:wokeUp:)``); fixed at creation.
+  let metricsDelegate: (any EventLoopMetricsDelegate)?
+  /// Behind ``EventLoop/stats``.
+  let counters = LoopCounters()
+  /// When the previous pass ended, for ``EventLoopPassInfo/asleep``. Loop thread only.
+  var lastPassEnd: Deadline
 
-  init(clock: Clock, loopType: String, wakeUp: @escaping @Sendable () -> Void) {
+  init(
+    clock: Clock, loopType: String, metricsDelegate: (any EventLoopMetricsDelegate)?,
+    wakeUp: @escaping @Sendable () -> Void
+  ) {
     self.clock = clock
+    self.metricsDelegate = metricsDelegate
     self.wakeUp = wakeUp
     let start: Deadline =
       switch clock {
       case .monotonic: .now()
       case .virtual(let virtualClock): virtualClock.now
       }
+    lastPassEnd = start
     table = .allocate(capacity: 1)
     table.initialize(to: TimerTable(now: start))
     actorExecutor = LoopActorExecutor(scheduler: self, loopType: loopType)
