@@ -116,3 +116,21 @@ extension EventLoopPassInfo: CustomTestStringConvertible {
       + "\(lateness.map { "\($0.nanoseconds)" } ?? "nil") asleep \(asleep.nanoseconds) busy \(busy.nanoseconds)"
   }
 }
+
+/// The README's observability example, compiled and run (the loop is shut down after).
+final class SlowPassLog: EventLoopMetricsDelegate {
+  func processedPass(info: EventLoopPassInfo) {  // on the loop thread, after each pass
+    if info.busy > .milliseconds(5) {
+      print("slow pass: \(info.timersFired) timers in \(info.busy)")
+    }
+  }
+}
+
+@Test func theReadmeObservabilityExampleRuns() throws {
+  let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
+  defer { loop.shutdown() }
+  loop.onTermination { error in print("the loop stopped: \(error)") }
+  let stats = loop.stats  // from any thread
+  print(stats.passes, stats.wakeUps, stats.liveTimers, stats.latenessHistogram)
+  #expect(stats.latenessHistogram.count == EventLoopStats.latenessBucketBounds.count + 1)
+}

@@ -28,10 +28,12 @@ public final class VirtualEventLoop: EventLoop {
   /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
   private let isAdvancing = Atomic<Bool>(false)
 
-  /// Creates a loop whose clock reads `start` (monotonic nanoseconds).
+  /// Creates a loop whose clock reads `start`.
   ///
-  /// - Parameter metricsDelegate: told of every pass, on the thread advancing
-  ///   time, with times in virtual time; see ``EventLoopMetricsDelegate``.
+  /// - Parameters:
+  ///   - start: the clock's first reading (monotonic nanoseconds).
+  ///   - metricsDelegate: told of every pass, on the thread advancing time,
+  ///     with times in virtual time; see ``EventLoopMetricsDelegate``.
   public init(
     start: Deadline = Deadline(uptimeNanoseconds: 1_000_000_000),
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
