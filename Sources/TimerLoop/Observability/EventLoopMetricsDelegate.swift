@@ -36,7 +36,8 @@ public struct EventLoopPassInfo: Sendable, Hashable {
   /// Timer callbacks the pass ran. A timer cancelled or moved by an earlier
   /// callback of the same pass did not run and is not counted.
   public var timersFired: Int
-  /// Tasks (``EventLoop/execute(_:)``) the pass ran.
+  /// Tasks the pass ran: ``EventLoop/execute(_:)`` closures, and the jobs of
+  /// Swift tasks and actors the loop runs as their executor.
   public var tasksRun: Int
   /// How late the earliest timer due in this pass was: ``start`` minus its
   /// deadline (zero or more); `nil` when no timer came due.
