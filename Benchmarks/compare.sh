@@ -66,8 +66,8 @@ run() {
     jitter) timers=10000 ;;
     jitter1000) timers=1000 ;;
   esac
-  if [ "$impl" = timerloop ]; then
-    set -- "$bench" "$workload" --impl timerloop --raw ${timers:+--timers "$timers"}
+  if [ "${impl#timerloop}" != "$impl" ]; then
+    set -- "$bench" "$workload" --impl "$impl" --raw ${timers:+--timers "$timers"}
   else
     set -- "$peers/bench_$impl" "$workload" ${timers:+"$timers"}
   fi
@@ -76,7 +76,8 @@ run() {
   [ -z "$lines" ] || printf '%s\n' "$lines" | sed "s/^/$rep /" >>"$results"
 }
 
-implementations=(timerloop libuv libev libevent libevent-ct)
+# timerloop-handler: TimerLoop's handler timers (TimerHandler, TimerKey), on million, churn and memory.
+implementations=(timerloop timerloop-handler libuv libev libevent libevent-ct)
 start=$SECONDS
 for rep in $(seq 1 "$runs"); do
   # Rotate who goes first, so that no implementation always runs right after the same other.
@@ -85,8 +86,11 @@ for rep in $(seq 1 "$runs"); do
   for label in million churn jitter jitter1000 memory; do
     echo "[$rep/$runs] $label: ${order[*]}" >&2
     for impl in "${order[@]}"; do
-      # 1,000 durations exceed libevent's 256 common timeouts.
-      [ "$label-$impl" = million-libevent-ct ] || run "$rep" "$label" "$impl"
+      # 1,000 durations exceed libevent's 256 common timeouts; handler timers do not repeat.
+      case $label-$impl in
+        million-libevent-ct | jitter*-timerloop-handler) ;;
+        *) run "$rep" "$label" "$impl" ;;
+      esac
     done
   done
   echo "[$rep/$runs] scaling: timerloop" >&2
@@ -126,7 +130,8 @@ PEERS = ["libuv", "libev", "libevent", "libevent-ct"]
 small, large = (f"timerloop.scaling.churn_reset_ns_c{c}" for c in (10_000, 10_000_000))
 scaling = [run[large] / run[small] for run in by_run.values() if small in run and large in run]
 
-# (label, metric, target, ranked): target is ("x", f) for at most f times the best peer's
+# (label, metric, target, ranked[, impl]): impl is the TimerLoop implementation the row shows
+# (timerloop, its closures, unless given: timerloop-handler for its handler timers); target is ("x", f) for at most f times the best peer's
 # minimum (("x", f, peer) against that peer, where the issue names one), ("<=", v) or
 # (">=", v) for a bound on timerloop's minimum, or None where the issue sets none; ranked says
 # whether the lowest peer value is the best one (costs), which is what the best-peer and ratio
@@ -135,16 +140,26 @@ ROWS = [
     ("million init ns/timer (N = 1,000,000)", "million.init_ns_per_timer", ("x", 1.0), True),
     ("million run-phase CPU ns/timer", "million.run_cpu_ns_per_timer", ("x", 0.7), True),
     ("million allocations/timer", "million.allocs_per_timer", ("<=", 1), False),
+    ("million init ns/timer, handler timers", "million.init_ns_per_timer", ("x", 1.0), True,
+     "timerloop-handler"),
+    ("million run-phase CPU ns/timer, handler timers", "million.run_cpu_ns_per_timer",
+     ("x", 0.7), True, "timerloop-handler"),
+    ("million allocations/timer, handler timers", "million.allocs_per_timer", ("<=", 0), False,
+     "timerloop-handler"),
     ("churn ns/reset (C = 100,000)", "churn.reset_ns", ("x", 1.0), True),
     ("churn ns/cancel", "churn.cancel_ns", ("x", 1.0), True),
     ("churn allocations/reset", "churn.allocs_per_reset", ("<=", 0), False),
     ("churn allocations/cancel", "churn.allocs_per_cancel", ("<=", 0), False),
+    ("churn ns/reset, handler timers", "churn.reset_ns", ("x", 1.0), True, "timerloop-handler"),
+    ("churn ns/cancel, handler timers", "churn.cancel_ns", ("x", 1.0), True, "timerloop-handler"),
     ("jitter K = 10,000 p99 lateness µs", "jitter.p99_us", ("<=", 200), True),
     ("jitter K = 10,000 CPU s", "jitter.cpu_s", ("x", 1.0, "libev"), True),
     ("jitter K = 10,000 min lateness µs (never early)", "jitter.min_us", (">=", 0), False),
     ("jitter K = 1,000 p99 lateness µs", "jitter1000.p99_us", None, True),
     ("jitter K = 1,000 CPU s", "jitter1000.cpu_s", None, True),
     ("memory bytes/timer (N = 1,000,000)", "memory.bytes_per_timer", ("<=", 80), True),
+    ("memory bytes/timer, handler timers", "memory.bytes_per_timer", ("<=", 48), True,
+     "timerloop-handler"),
     ("scaling ns/reset, C = 10,000,000 ÷ C = 10,000", None, ("<=", 1.5), False),
 ]
 
@@ -169,9 +184,10 @@ print("| metric | timerloop min / median | "
       + " | ".join(f"{p} min / median" for p in PEERS)
       + " | compared with | timerloop ÷ that peer (min/min) | target | status |")
 print("|---|---|" + "---|" * len(PEERS) + "---|---|---|---|")
-for label, metric, target, ranked in ROWS:
+for label, metric, target, ranked, *who in ROWS:
     # The scaling row: timerloop against itself, each repetition's ratio of its two sizes.
-    mine = scaling if metric is None else values[f"timerloop.{metric}"]
+    # A fifth element names the TimerLoop implementation of the row (default: closures).
+    mine = scaling if metric is None else values[f"{(who or ['timerloop'])[0]}.{metric}"]
     ours = min(mine) if mine else None
     peers = {p: values[f"{p}.{metric}"] for p in PEERS if ranked and values[f"{p}.{metric}"]}
     best = min(peers, key=lambda p: min(peers[p])) if peers else None
