@@ -134,3 +134,24 @@ final class SlowPassLog: EventLoopMetricsDelegate {
   print(stats.passes, stats.wakeUps, stats.liveTimers, stats.latenessHistogram)
   #expect(stats.latenessHistogram.count == EventLoopStats.latenessBucketBounds.count + 1)
 }
+
+extension ObservabilityTests {
+  /// One delegate for a group: each loop reports on its own thread, where
+  /// `EpollEventLoop.current` names it.
+  @Test func aGroupsLoopsEachReportOnTheirOwnThread() throws {
+    let reporters = EventLog<ObjectIdentifier?>()
+    let sawTimers = DispatchSemaphore(value: 0)
+    let recorder = PassRecorder {
+      guard $0.timersFired > 0 else { return }
+      reporters.append(EpollEventLoop.current.map(ObjectIdentifier.init))
+      sawTimers.signal()
+    }
+    let group = try EventLoopGroup(count: 2, metricsDelegate: recorder)
+    defer { group.shutdown() }
+    for loop in group.loops { try loop.schedule(after: .milliseconds(1)) {} }
+    for _ in group.loops {
+      #expect(sawTimers.wait(timeout: .now() + .seconds(30)) == .success)
+    }
+    #expect(Set(reporters.all) == Set(group.loops.map { ObjectIdentifier($0) }))
+  }
+}

@@ -58,9 +58,9 @@ extension EpollEventLoop {
 }
 
 extension EventLoopGroup {
-  /// `Duration` form of ``init(count:leeway:)-(_,TimeAmount)``.
+  /// `Duration` form of ``init(count:leeway:metricsDelegate:)``, with no metrics delegate.
   ///
-  /// - Throws: ``SystemError`` as ``init(count:leeway:)-(_,TimeAmount)`` does.
+  /// - Throws: ``SystemError`` as ``init(count:leeway:metricsDelegate:)`` does.
   @_disfavoredOverload
   public convenience init(count: Int = EventLoopGroup.coreCount, leeway: Duration)
     throws(SystemError)

@@ -23,16 +23,21 @@ public final class EventLoopGroup: Sendable {
   ///   - count: how many loops; by default the number of online cores
   ///     (`sysconf(_SC_NPROCESSORS_ONLN)`).
   ///   - leeway: each loop's ``EpollEventLoop/leeway`` (clamped to 0 ... 1 s).
+  ///   - metricsDelegate: told of every pass of every loop, on that loop's
+  ///     thread (SwiftNIO's `MultiThreadedEventLoopGroup(numberOfThreads:metricsDelegate:)`);
+  ///     ``EpollEventLoop/current`` there says which loop. See ``EventLoopMetricsDelegate``.
   /// - Throws: ``SystemError`` if a loop cannot be started; the loops
   ///   already started are shut down first.
   public init(
-    count: Int = EventLoopGroup.coreCount, leeway: TimeAmount = EpollEventLoop.defaultLeeway
+    count: Int = EventLoopGroup.coreCount, leeway: TimeAmount = EpollEventLoop.defaultLeeway,
+    metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) {
     var loops: [EpollEventLoop] = []
     do {
       for index in 0..<max(count, 1) {
         loops.append(
-          try EpollEventLoop.startOnNewThread(name: "TimerLoop-\(index)", leeway: leeway))
+          try EpollEventLoop.startOnNewThread(
+            name: "TimerLoop-\(index)", leeway: leeway, metricsDelegate: metricsDelegate))
       }
     } catch {
       for loop in loops { loop.shutdown() }
