@@ -68,7 +68,7 @@ public final class VirtualEventLoop: EventLoop {
   /// - Precondition: not called while an `advanceTime` (or ``run()``) of this
   ///   loop is running: from one of its own callbacks, or from a second
   ///   thread. A nested call would run passes inside a pass. A callback moves
-  ///   the clock with ``stall(for:)`` instead.
+  ///   the clock with ``stall(for:)-(TimeAmount)`` instead.
   public func advanceTime(to target: Deadline) {
     precondition(
       !isAdvancing.exchange(true, ordering: .acquiring), Self.nestedAdvanceMessage)
