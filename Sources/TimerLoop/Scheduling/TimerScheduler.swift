@@ -97,6 +97,8 @@ public final class TimerScheduler: @unchecked Sendable {
   let counters = LoopCounters()
   /// When the previous pass ended, for ``EventLoopPassInfo/asleep``. Loop thread only.
   var lastPassEnd: Deadline
+  /// Tasks suspended in a sleep on this loop (``EventLoop/sleepingTaskCount``).
+  let sleepingTasks = SleepingTasks()
 
   init(
     clock: Clock, loopType: String, metricsDelegate: (any EventLoopMetricsDelegate)?,

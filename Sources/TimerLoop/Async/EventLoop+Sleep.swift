@@ -1,0 +1,63 @@
+extension EventLoop {
+  /// Suspends the calling task until `deadline` on the loop's monotonic clock
+  /// (a ``VirtualEventLoop``'s virtual clock) or later, without blocking any
+  /// thread: the task is resumed by a one-shot timer on this loop and then
+  /// continues on its own executor (the loop thread only runs the timer).
+  ///
+  /// Never resumes before `deadline`: the timer follows ``EventLoop``'s
+  /// never-early rule. A deadline in the past resumes in the loop's next
+  /// pass; ``Deadline/distantFuture`` never resumes by itself. Costs one timer
+  /// (O(1) amortised) and three small allocations while suspended.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled, before or
+  ///   during the sleep: the timer is cancelled at once (it leaves the loop's
+  ///   table, as with ``TimerHandle/cancel()``) and the task resumes without
+  ///   waiting for the deadline. ``TimerLoopError/shutdown`` if the loop is
+  ///   shut down before the deadline, or was already: the task resumes when
+  ///   the loop releases the timer (for a ``VirtualEventLoop`` shut down from
+  ///   another thread, when its loop thread next runs). Exactly one of these
+  ///   outcomes, or the return, ends each call.
+  public func sleep(until deadline: Deadline) async throws {
+    try await Sleep.run(on: scheduler, until: deadline)
+  }
+
+  /// Suspends the calling task for `duration` nanoseconds from ``now``; see
+  /// ``sleep(until:)``. A zero or negative duration resumes in the loop's next
+  /// pass; a huge one saturates to ``Deadline/distantFuture`` (never resumes
+  /// by itself, only by cancellation or shutdown).
+  ///
+  /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
+  ///   ``sleep(until:)`` does.
+  public func sleep(for duration: TimeAmount) async throws {
+    try await sleep(until: now + max(duration, .zero))
+  }
+
+  /// Suspends the calling task for `duration` from ``now``, converted by
+  /// ``TimeAmount/init(_:)`` (rounded up to whole nanoseconds, saturating);
+  /// see ``sleep(for:)-(TimeAmount)``. Disfavoured so that `.seconds(1)` and
+  /// friends mean ``TimeAmount``, as in the loop's `schedule` calls.
+  ///
+  /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
+  ///   ``sleep(until:)`` does.
+  @_disfavoredOverload
+  public func sleep(for duration: Duration) async throws {
+    try await sleep(for: TimeAmount(duration))
+  }
+
+  /// How many tasks are suspended in a sleep on this loop (``sleep(until:)``
+  /// and its forms). A sleep counts from when its timer is
+  /// scheduled until it resumes. Readable from any thread (one lock).
+  public var sleepingTaskCount: Int { scheduler.sleepingTasks.count }
+
+  /// Returns once at least `count` tasks are suspended in a sleep on this loop
+  /// (``sleepingTaskCount``), or when the calling task is cancelled.
+  ///
+  /// The hook that makes async tests on a ``VirtualEventLoop`` deterministic:
+  /// when it returns, the timers of those sleeps are scheduled, so a following
+  /// ``VirtualEventLoop/advanceTime(by:)`` resumes them. Suspends without
+  /// blocking a thread; waits for ever if the count is never reached and the
+  /// task is not cancelled (give such tests a time limit).
+  public func waitForSleepingTasks(atLeast count: Int) async {
+    await scheduler.sleepingTasks.wait(atLeast: count)
+  }
+}

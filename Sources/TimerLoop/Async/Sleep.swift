@@ -1,0 +1,99 @@
+/// One task's sleep on a loop: its continuation and the one-shot timer that
+/// resumes it. Three things can end a sleep: the timer fires, the task is
+/// cancelled, or the loop shuts down (which releases the timer's closure
+/// without calling it). Whichever comes first takes the continuation out of
+/// `phase` under the lock and resumes it; the others find nothing to resume,
+/// so it is resumed exactly once and never leaked.
+final class Sleep: Sendable {
+  private enum Phase {
+    /// The continuation does not exist yet.
+    case idle
+    /// Suspended. The handle is `nil` until the timer is scheduled; from then
+    /// on the sleep counts in ``SleepingTasks``.
+    case waiting(UnsafeContinuation<Void, any Error>, TimerHandle?)
+    case finished
+  }
+
+  private let phase = Locked(Phase.idle)
+  private let scheduler: TimerScheduler
+
+  private init(scheduler: TimerScheduler) {
+    self.scheduler = scheduler
+  }
+
+  /// Suspends the calling task until `deadline` on `scheduler`'s loop; see
+  /// ``EventLoop/sleep(until:)``.
+  static func run(on scheduler: TimerScheduler, until deadline: Deadline) async throws {
+    let sleep = Sleep(scheduler: scheduler)
+    try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { continuation in
+        sleep.start(continuation, until: deadline)
+      }
+    } onCancel: {
+      sleep.finish(throwing: CancellationError())
+    }
+  }
+
+  private func start(_ continuation: UnsafeContinuation<Void, any Error>, until deadline: Deadline)
+  {
+    phase.withLock { $0 = .waiting(continuation, nil) }
+    // A cancellation before this point found no continuation to resume.
+    if Task.isCancelled { return finish(throwing: CancellationError()) }
+    let handle: TimerHandle
+    do {
+      handle = try scheduler.schedule(
+        at: deadline, interval: nil, policy: .fixedRate,
+        body: .once { [alarm = Alarm(self)] in alarm.ring() })
+    } catch {
+      return finish(throwing: error)
+    }
+    let armed = phase.withLock { phase in
+      guard case .waiting(let continuation, nil) = phase else { return false }
+      phase = .waiting(continuation, handle)
+      scheduler.sleepingTasks.increment()
+      return true
+    }
+    // Finished while the timer was being scheduled: if by cancellation, the
+    // timer must go (after a firing or a shutdown this does nothing).
+    if !armed { handle.cancel() }
+  }
+
+  /// Resumes the task, returning if `error` is `nil`, unless it was resumed
+  /// already. Cancellation also cancels the timer.
+  fileprivate func finish(throwing error: (any Error)?) {
+    let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, TimerHandle?)? in
+      guard case .waiting(let continuation, let handle) = phase else { return nil }
+      phase = .finished
+      if handle != nil { scheduler.sleepingTasks.decrement() }
+      return (continuation, handle)
+    }
+    guard let (continuation, handle) = taken else { return }
+    if let error {
+      if error is CancellationError { handle?.cancel() }
+      continuation.resume(throwing: error)
+    } else {
+      continuation.resume()
+    }
+  }
+}
+
+/// The only thing the sleep's timer closure holds. The loop releases the
+/// closure after firing it, when the timer is cancelled, and at shutdown
+/// without firing it; in that last case nothing else would resume the task,
+/// so the release itself does.
+private final class Alarm: Sendable {
+  private let sleep: Sleep
+
+  init(_ sleep: Sleep) {
+    self.sleep = sleep
+  }
+
+  func ring() {
+    sleep.finish(throwing: nil)
+  }
+
+  deinit {
+    // After `ring()` or a cancellation the sleep is finished and this does nothing.
+    sleep.finish(throwing: TimerLoopError.shutdown)
+  }
+}
