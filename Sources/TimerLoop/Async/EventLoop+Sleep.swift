@@ -45,7 +45,7 @@ extension EventLoop {
   }
 
   /// How many tasks are suspended in a sleep on this loop (``sleep(until:)``
-  /// and its forms). A sleep counts from when its timer is
+  /// and its forms, ``clock``'s sleeps). A sleep counts from when its timer is
   /// scheduled until it resumes. Readable from any thread (one lock).
   public var sleepingTaskCount: Int { scheduler.sleepingTasks.count }
 
