@@ -41,12 +41,14 @@ public struct EventLoopClock: Clock {
   /// Suspends the calling task until `deadline` or later, on a timer of the
   /// loop (``EventLoop/sleep(until:)``: no thread blocked, never early).
   ///
-  /// - Parameter tolerance: how much later than `deadline` the sleep may end,
-  ///   so that sleeps due close together share one wake-up: the timer's
-  ///   deadline is rounded up to a multiple of the largest power of two
-  ///   nanoseconds not above `tolerance` (10 ms: a 8.39 ms grid). It only ever
-  ///   delays, by less than `tolerance`; `nil` or under 2 ns leaves the
-  ///   deadline as it is. The loop's own leeway comes on top, as for every timer.
+  /// - Parameters:
+  ///   - deadline: when to resume, on the loop's clock.
+  ///   - tolerance: how much later than `deadline` the sleep may end, so that
+  ///     sleeps due close together share one wake-up: the timer's deadline is
+  ///     rounded up to a multiple of the largest power of two nanoseconds not
+  ///     above `tolerance` (10 ms: a 8.39 ms grid). It only ever delays, by
+  ///     less than `tolerance`; `nil` or under 2 ns leaves the deadline as it
+  ///     is. The loop's own leeway comes on top, as for every timer.
   /// - Throws: `CancellationError` if the task is cancelled (the timer is
   ///   cancelled at once), ``TimerLoopError/shutdown`` if the loop shuts down.
   public func sleep(until deadline: Deadline, tolerance: Duration? = nil) async throws {
