@@ -111,12 +111,12 @@ import Testing
     let loop = harness.loop
     weak var canary: Canary?
     var sleepers: [Task<Void, any Error>] = []
-    for seconds in 1...10 {
+    for hours in 1...10 {
       let captured = Canary()
       canary = captured
       sleepers.append(
         Task {
-          try await loop.sleep(for: .seconds(Int64(seconds)))
+          try await loop.sleep(for: .seconds(3_600 * Int64(hours)))
           withExtendedLifetime(captured) {}
         })
     }
