@@ -3,7 +3,7 @@
 extension Deadline: InstantProtocol {
   /// The deadline `duration` later (earlier if negative), rounded up to whole
   /// nanoseconds and saturating at ``distantPast`` ... ``distantFuture``, as
-  /// ``TimeAmount/init(_:)`` and ``+(_:_:)`` do.
+  /// ``TimeAmount/init(_:)`` and ``+(_:_:)-(Deadline,TimeAmount)`` do.
   public func advanced(by duration: Duration) -> Deadline {
     self + TimeAmount(duration)
   }

@@ -54,7 +54,7 @@ extension EventLoop {
   ///
   /// The hook that makes async tests on a ``VirtualEventLoop`` deterministic:
   /// when it returns, the timers of those sleeps are scheduled, so a following
-  /// ``VirtualEventLoop/advanceTime(by:)`` resumes them. Suspends without
+  /// ``VirtualEventLoop/advanceTime(by:)-(TimeAmount)`` resumes them. Suspends without
   /// blocking a thread; waits for ever if the count is never reached and the
   /// task is not cancelled (give such tests a time limit).
   public func waitForSleepingTasks(atLeast count: Int) async {
