@@ -117,7 +117,8 @@ extension EventLoopPassInfo: CustomTestStringConvertible {
   }
 }
 
-/// The README's observability example, compiled and run (the loop is shut down after).
+/// The observability example of the README and of `EventLoopMetricsDelegate`'s
+/// documentation, compiled and run (the loop is shut down after).
 final class SlowPassLog: EventLoopMetricsDelegate {
   func processedPass(info: EventLoopPassInfo) {  // on the loop thread, after each pass
     if info.busy > .milliseconds(5) {

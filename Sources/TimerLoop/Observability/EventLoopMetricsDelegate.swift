@@ -2,15 +2,16 @@
 /// spirit of SwiftNIO's `NIOEventLoopMetricsDelegate` (`processedTick(info:)`).
 ///
 /// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)``,
-/// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)`` or
+/// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)``,
+/// ``EventLoopGroup/init(count:leeway:metricsDelegate:)`` or
 /// ``VirtualEventLoop/init(start:metricsDelegate:)``; it is fixed for the
 /// loop's life. A loop without one pays a single predictable branch per pass
 /// for the feature.
 ///
 /// ```swift
 /// final class SlowPassLog: EventLoopMetricsDelegate {
-///   func processedPass(info: EventLoopPassInfo) {
-///     if info.busy > .milliseconds(5) { print("a pass ran \(info.busy.nanoseconds) ns") }
+///   func processedPass(info: EventLoopPassInfo) {  // on the loop thread, after each pass
+///     if info.busy > .milliseconds(5) { print("slow pass: \(info.timersFired) timers in \(info.busy)") }
 ///   }
 /// }
 /// let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())

@@ -11,9 +11,7 @@ extension TimerScheduler {
   /// metrics delegate, if the loop has one. `wokeUp`: the pass followed a
   /// wait (``EventLoopStats/wakeUps``). Loop thread only.
   func passDidEnd(_ outcome: PassOutcome, start: Deadline, end: Deadline, wokeUp: Bool) {
-    counters.record(
-      outcome, wokeUp: wokeUp,
-      liveTimers: table.pointee.queue.rowCount - table.pointee.freeSlots.count)
+    counters.record(outcome, wokeUp: wokeUp, liveTimers: liveTimers)
     // The only cost of the delegate to a loop that has none.
     guard let metricsDelegate else { return }
     let asleep = max(start - lastPassEnd, .zero)

@@ -257,8 +257,11 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Timers scheduled and not ended, on the loop thread; `nil` elsewhere.
   var liveTimerCount: Int? {
     guard inLoopThread else { return nil }
-    return table.pointee.queue.rowCount - table.pointee.freeSlots.count
+    return liveTimers
   }
+
+  /// Timers scheduled and not ended. Loop thread only.
+  var liveTimers: Int { table.pointee.queue.rowCount - table.pointee.freeSlots.count }
 
   /// What waits for the next pass: the earliest timer deadline (`nil` if no
   /// timer is queued) and whether tasks or requests are waiting. Loop thread only.
