@@ -3,9 +3,10 @@ import Synchronization
 
 /// Closes the gap between deciding to make a call and making it.
 ///
-/// The types of this module decide under their lock that a callback may run,
-/// then run it after unlocking (a callback may call back in). A stop request
-/// (`invalidate()`, `cancel()`, `suspend()`) from another thread can land in
+/// ``Debouncer``, ``Throttler`` and ``CountdownTimer`` decide under their lock
+/// that a callback may run, then run it after unlocking (a callback may call
+/// back in). A stop request (`cancel()`, `flush()`, `suspend()`) from another
+/// thread can land in
 /// between, and must not return while a call it should have stopped is still
 /// about to start. So a call is *admitted* under the lock and *started* just
 /// before it runs, with nothing but a few instructions in between; the stopper,

@@ -19,21 +19,36 @@ import TimerLoop
 /// - **Repeating.** Fixed rate on the grid `first + n × interval`; when the loop
 ///   was busy past several ticks the timer fires once, late, and skips the
 ///   missed ones ("fires only once ... for missed periods").
-/// - **Clock.** The schedule follows the loop's monotonic clock. ``fireDate`` is
-///   converted to and from `Date` as `loop.now + (date - Date())`, so changing
-///   the wall clock does not move a scheduled timer (on Apple's platforms it
+/// - **Clock.** The schedule follows the loop's monotonic clock. Dates are
+///   mapped to it through one anchor per loop, a `Date()` and the loop's `now`
+///   read together: `deadline = anchor.now + (date - anchor.date)`, so equal
+///   dates give equal deadlines and timers given the same ``fireDate`` fire in
+///   the order they were scheduled. The anchor is read again when the wall
+///   clock has moved more than 1 ms against the loop's clock since it was
+///   taken (a clock step, a suspended machine, a `VirtualEventLoop` whose time
+///   was advanced), so dates keep counting from the present. Changing the wall
+///   clock does not move a timer already scheduled (on Apple's platforms it
 ///   does not either: run loop timers use mach absolute time).
-/// - **Thread.** The block runs on the loop's thread, one call at a time, or on
-///   the `DispatchQueue` given at scheduling. It receives the very object the
+/// - **Thread.** The block runs on the loop's thread, or on the
+///   `DispatchQueue` given at scheduling, one call at a time: ``fire()`` from
+///   another thread waits for a running call to return, and a firing that
+///   finds a ``fire()`` call running on another thread is skipped, as a tick
+///   the loop was too busy for. ``fire()`` from inside the block runs it
+///   again, nested, as Apple's does. The block receives the very object the
 ///   factory returned.
 /// - **Validity.** A one-shot is valid inside its own block and invalid after it.
 ///   ``invalidate()`` from inside the block stops the timer at once; from any
 ///   other thread it is safe, and after it returns no new call is committed to (a call
 ///   already under way is not interrupted). An invalid timer never fires again:
 ///   setting ``fireDate``, ``add(to:deliveringOn:)`` and ``fire()`` do nothing.
+/// - **Shutdown.** When its loop shuts down, a scheduled timer is invalidated
+///   at once, on the thread that shut the loop down: ``isValid`` reads `false`
+///   and the block is released before `shutdown()` returns (a call running
+///   then keeps it until the call returns).
 /// - **Lifetime.** A scheduled timer is retained by its loop until it is
 ///   invalidated or its one-shot has fired (Apple: "run loops maintain strong
 ///   references to their timers"). Invalidation releases the block at once.
+///   The timer holds its loop weakly: it never keeps the loop object alive.
 /// - **Bad input.** A NaN interval or fire date gives a timer that is invalid
 ///   from the start and never fires (``isValid`` is `false`); nothing traps.
 ///   An infinite interval or `Date.distantFuture` never fires and costs no CPU.
@@ -56,12 +71,11 @@ public final class BlockTimer: Sendable {
   /// Whether the timer repeats until invalidated.
   public let repeats: Bool
 
-  /// The repeat interval handed to the core; unused for one-shots.
+  /// The repeat interval on the loop's clock; unused for one-shots.
   private let interval: TimeAmount
   private let state: Locked<State>
-  /// Lets ``invalidate()`` from another thread return only once no call it
-  /// should stop is about to start.
-  private let gate = AdmissionGate()
+  /// Makes the calls of the block one at a time.
+  private let calls = ExclusiveCalls()
 
   /// Apple's floor for intervals: "If seconds is less than or equal to 0.0,
   /// this method chooses the nonnegative value of 0.1 milliseconds instead."
@@ -73,14 +87,21 @@ public final class BlockTimer: Sendable {
 
   typealias Block = @Sendable (BlockTimer) -> Void
 
+  /// A timer on a loop. The loop runs a one-shot at `nominal + shift`; the
+  /// timer moves it on after each firing, so the schedule has one source of
+  /// truth, here, changed only under the lock.
   private struct Scheduled {
-    let loop: any EventLoop
+    /// Weak, so that a timer never keeps its loop object alive. The loop is
+    /// alive while it runs the timer.
+    weak var loop: (any EventLoop)?
+    let context: LoopContext
     let handle: TimerHandle
     let queue: DispatchQueue?
-    /// The next fire date without the tolerance shift. Kept here rather than
-    /// asked of the core, whose table only the loop thread may read.
+    /// The next firing on the loop's clock, without the tolerance shift. A
+    /// firing before it is one that the loop had committed to before a move
+    /// made on another thread reached it, and is not a firing.
     var nominal: Deadline
-    /// How far tolerance moved the core's deadline past `nominal` (≥ 0, < tolerance).
+    /// How far tolerance moved the loop's deadline past `nominal` (≥ 0, < tolerance).
     var shift: TimeAmount
     /// A call was handed to `queue` and has not started yet.
     var deliveryPending = false
@@ -104,7 +125,7 @@ public final class BlockTimer: Sendable {
 
   /// Where the first firing goes when the timer is added to a loop.
   enum Start {
-    /// At ``fireDate``, converted against the loop's clock.
+    /// At ``fireDate`` on the loop's clock (now, if it has passed).
     case fireDate
     /// This many seconds after the loop's `now` (≤ 0: the loop's next pass).
     case delay(TimeInterval)
@@ -219,34 +240,34 @@ public final class BlockTimer: Sendable {
       invalidate()
       return
     }
+    let context = LoopContext.of(loop)
     let released: Block? = state.withLock { state in
       guard case .idle(let fireDate) = state.phase else { return nil }
-      let first: Deadline?
-      switch start {
-      case .fireDate:
-        first = (try? TimeAmount(seconds: fireDate.timeIntervalSinceNow)).map { loop.now + $0 }
-      case .delay(let delay): first = (try? TimeAmount(seconds: delay)).map { loop.now + $0 }
-      case .deadline(let deadline): first = deadline
-      }
-      do {
-        guard let first else { throw TimerLoopError.invalidInterval }
+      let now = loop.now
+      let first: Deadline? =
+        switch start {
+        case .fireDate: context.deadline(for: fireDate, on: loop).map { max($0, now) }
+        case .delay(let delay): (try? TimeAmount(seconds: delay)).map { now + $0 }
+        case .deadline(let deadline): deadline
+        }
+      // Registered first, so a shutdown from now on finds the timer; a loop
+      // already shut down refuses it.
+      if let first, context.register(self) {
         let shift = Self.coalescingShift(for: first, tolerance: state.tolerance)
-        // The loop holds the timer strongly until the handle is cancelled or a
-        // one-shot ends, as a run loop does.
-        let handle =
-          try repeats
-          ? loop.scheduleRepeating(firstAt: first + shift, every: interval) { [self] handle in
-            loopDidFire(nextDeadline: handle.deadline)
-          }
-          : loop.schedule(at: first + shift) { [self] in loopDidFire(nextDeadline: nil) }
-        state.phase = .scheduled(
-          Scheduled(loop: loop, handle: handle, queue: queue, nominal: first, shift: shift))
-        return nil
-      } catch {
-        state.phase = .invalid(fireDate: fireDate)
-        defer { state.block = nil }
-        return state.block
+        // The loop holds the timer strongly until the handle is cancelled or
+        // the one-shot ends without being moved on, as a run loop does.
+        if let handle = try? loop.schedule(at: first + shift, { [self] in loopDidFire() }) {
+          state.phase = .scheduled(
+            Scheduled(
+              loop: loop, context: context, handle: handle, queue: queue, nominal: first,
+              shift: shift))
+          return nil
+        }
+        context.unregister(self)
       }
+      state.phase = .invalid(fireDate: fireDate)
+      defer { state.block = nil }
+      return state.block
     }
     _ = released  // released outside the lock
   }
@@ -260,57 +281,76 @@ public final class BlockTimer: Sendable {
 
   // MARK: Firing
 
-  /// Called by the loop at each deadline, on its thread. `nextDeadline` is
-  /// where the core has already queued a repeating timer's next firing.
-  private func loopDidFire(nextDeadline: Deadline?) {
+  /// Called by the loop when its one-shot for this timer comes due, on its
+  /// thread. Moves a repeating timer on to its next grid point before the call,
+  /// so the block can move or invalidate it.
+  private func loopDidFire() {
     enum Next {
       case skip
-      case call(Block, any EventLoop)
+      case call(any EventLoop)
       case dispatch(DispatchQueue)
     }
     let next: Next = state.withLock { state in
-      guard case .scheduled(var scheduled) = state.phase, let block = state.block else {
+      guard case .scheduled(var scheduled) = state.phase, let loop = scheduled.loop else {
         return .skip
       }
-      if let nextDeadline {
-        scheduled.nominal = nextDeadline + TimeAmount(nanoseconds: -scheduled.shift.nanoseconds)
-        state.phase = .scheduled(scheduled)
+      let now = loop.now
+      guard now >= scheduled.nominal else {
+        // Committed to before a move from another thread reached the loop:
+        // wait for the date set since (the move's own request does the same).
+        scheduled.handle.reschedule(to: scheduled.nominal + scheduled.shift)
+        return .skip
       }
-      guard let queue = scheduled.queue else {
-        gate.admit()
-        return .call(block, scheduled.loop)
+      if repeats {
+        let next = scheduled.nominal.nextGridPoint(after: now, interval: interval)
+        Self.move(&scheduled, to: next, tolerance: state.tolerance)
       }
+      defer { state.phase = .scheduled(scheduled) }
+      guard let queue = scheduled.queue else { return .call(loop) }
       guard !scheduled.deliveryPending else { return .skip }
       scheduled.deliveryPending = true
-      state.phase = .scheduled(scheduled)
       return .dispatch(queue)
     }
     switch next {
     case .skip: return
-    case .call(let block, let loop): call(block, on: loop)
+    case .call(let loop): deliver(on: loop)
     case .dispatch(let queue): queue.async { self.deliverOnQueue() }
     }
   }
 
   private func deliverOnQueue() {
-    let next: (Block, any EventLoop)? = state.withLock { state in
-      guard case .scheduled(var scheduled) = state.phase, let block = state.block else {
-        return nil
-      }
+    let loop: (any EventLoop)? = state.withLock { state in
+      guard case .scheduled(var scheduled) = state.phase else { return nil }
       scheduled.deliveryPending = false
       state.phase = .scheduled(scheduled)
-      gate.admit()
-      return (block, scheduled.loop)
+      return scheduled.loop
     }
-    guard let (block, loop) = next else { return }
-    call(block, on: loop)
+    guard let loop else { return }
+    deliver(on: loop)
   }
 
-  /// Runs one call. The validity check that admitted it happened under the
-  /// lock just before; a one-shot ends after its block, as Apple documents.
-  private func call(_ block: Block, on loop: any EventLoop) {
-    gate.start()
-    DefaultLoop.withCurrent(loop) { block(self) }
+  /// A call from the schedule. A ``fire()`` running on another thread stands
+  /// for it, so it is skipped rather than made to wait (the loop's thread is
+  /// never held up by another thread's call).
+  private func deliver(on loop: any EventLoop) {
+    _ = calls.runUnlessBusy { callBlock(on: loop) }
+  }
+
+  /// Calls the block if the timer is still valid, then ends a one-shot; made
+  /// inside ``calls``, so the check, the call and the end are one step for
+  /// other threads: after ``invalidate()`` returns, no call that had not
+  /// passed the check starts, and a one-shot runs once.
+  private func callBlock(on loop: (any EventLoop)?) {
+    let block: Block? = state.withLock { state in
+      if case .invalid = state.phase { return nil }
+      return state.block
+    }
+    guard let block else { return }
+    if let loop {
+      DefaultLoop.withCurrent(loop) { block(self) }
+    } else {
+      block(self)
+    }
     if !repeats { invalidate() }
   }
 
@@ -318,14 +358,13 @@ public final class BlockTimer: Sendable {
   /// a repeating timer; a one-shot is invalidated after it, "even if its
   /// scheduled fire date has not arrived" (Apple's `fire()`). Does nothing on
   /// an invalid timer.
+  ///
+  /// Calls are one at a time: if the block is running on another thread, this
+  /// waits for it to return first (and does nothing if that call ended a
+  /// one-shot). From inside the block it runs the block again at once, nested,
+  /// as Apple's `fire()` does.
   public func fire() {
-    let block: Block? = state.withLock { state in
-      if case .invalid = state.phase { return nil }
-      return state.block
-    }
-    guard let block else { return }
-    block(self)
-    if !repeats { invalidate() }
+    calls.run { callBlock(on: nil) }
   }
 
   // MARK: Invalidation
@@ -338,30 +377,30 @@ public final class BlockTimer: Sendable {
   /// also none waiting on the delivery queue. A call already running is not
   /// interrupted.
   public func invalidate() {
-    let (handle, block): (TimerHandle?, Block?) = state.withLock { state in
-      let handle: TimerHandle?
+    let (scheduled, block): (Scheduled?, Block?) = state.withLock { state in
+      let scheduled: Scheduled?
       switch state.phase {
       case .invalid:
         return (nil, nil)
       case .idle(let fireDate):
         state.phase = .invalid(fireDate: fireDate)
-        handle = nil
-      case .scheduled(let scheduled):
-        state.phase = .invalid(fireDate: Self.fireDate(of: scheduled))
-        handle = scheduled.handle
+        scheduled = nil
+      case .scheduled(let current):
+        state.phase = .invalid(fireDate: Self.fireDate(of: current))
+        scheduled = current
       }
       defer { state.block = nil }
-      return (handle, state.block)
+      return (scheduled, state.block)
     }
-    handle?.cancel()
-    gate.waitForAdmittedCalls()
+    scheduled?.handle.cancel()
+    scheduled?.context.unregister(self)
     _ = block  // released outside the lock
   }
 
   /// Whether the timer can still fire (Apple's `isValid`). `false` after
-  /// ``invalidate()``, after a one-shot's block has returned, and from the
-  /// start for a timer made with a NaN interval or date. A timer on a loop that
-  /// was shut down is not notified and stays `true`; it never fires.
+  /// ``invalidate()``, after a one-shot's block has returned, once its loop
+  /// has shut down, and from the start for a timer made with a NaN interval or
+  /// date or scheduled on a loop that had shut down.
   public var isValid: Bool {
     state.withLock { state in
       if case .invalid = state.phase { return false }
@@ -376,9 +415,12 @@ public final class BlockTimer: Sendable {
   ///
   /// Setting it moves the timer, from any thread or from inside its block: a
   /// repeating timer continues on the grid `date + n × timeInterval`. The
-  /// date is mapped to the loop's monotonic clock once, as
-  /// `loop.now + (date - Date())`. A date in the past fires in the loop's next
-  /// pass; `Date.distantFuture` parks the timer (it never fires until the date
+  /// date is mapped to the loop's monotonic clock through the loop's anchor
+  /// (see Clock above). A date in the past counts as the moment of the set,
+  /// as CoreFoundation's `CFRunLoopTimerSetNextFireDate` does: the timer fires
+  /// once in the loop's next pass (never a burst), and a repeating one goes
+  /// on every interval from there; the getter reads back that moment.
+  /// `Date.distantFuture` parks the timer (it never fires until the date
   /// is set again). Setting a NaN date invalidates the timer. No effect on an
   /// invalid timer, or on a one-shot that has already fired (Apple: "You
   /// should not change the fire date of a timer that has been invalidated,
@@ -402,10 +444,10 @@ public final class BlockTimer: Sendable {
           state.phase = .idle(fireDate: newValue)
           return false
         case .scheduled(var scheduled):
-          guard let delay = try? TimeAmount(seconds: newValue.timeIntervalSinceNow) else {
-            return true
-          }
-          Self.move(&scheduled, to: scheduled.loop.now + delay, tolerance: state.tolerance)
+          guard let requested = scheduled.context.deadline(for: newValue, on: scheduled.loop)
+          else { return true }
+          let now = scheduled.loop?.now ?? requested
+          Self.move(&scheduled, to: max(requested, now), tolerance: state.tolerance)
           state.phase = .scheduled(scheduled)
           return false
         }
@@ -451,19 +493,15 @@ public final class BlockTimer: Sendable {
     let shift = coalescingShift(for: nominal, tolerance: tolerance)
     // A one-shot already running is invalidated after its block whatever its
     // date, so moving it then has no lasting effect (Apple documents the same).
+    // From another thread this is a request the loop applies in order; until
+    // then a firing it had committed to is recognised as stale (loopDidFire).
     scheduled.handle.reschedule(to: nominal + shift)
     scheduled.nominal = nominal
     scheduled.shift = shift
   }
 
   private static func fireDate(of scheduled: Scheduled) -> Date {
-    date(for: scheduled.nominal, on: scheduled.loop)
-  }
-
-  /// The wall-clock date of `deadline` on `loop`'s clock.
-  static func date(for deadline: Deadline, on loop: any EventLoop) -> Date {
-    deadline == .distantFuture
-      ? .distantFuture : Date(timeIntervalSinceNow: (deadline - loop.now).seconds)
+    scheduled.context.date(for: scheduled.nominal, on: scheduled.loop)
   }
 
   /// How far to delay `deadline` so that it lands on the grid of the largest
@@ -495,6 +533,10 @@ extension BlockTimer: Hashable {
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
+extension BlockTimer: LoopMember {
+  func loopDidShutDown() { invalidate() }
+}
+
 extension BlockTimer {
   /// A one-shot on `loop` at `deadline` (monotonic clock), for the types built
   /// on ``BlockTimer`` that count in loop time rather than in dates. Invalid at
@@ -504,7 +546,7 @@ extension BlockTimer {
     block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
     let timer = BlockTimer(
-      fireDate: BlockTimer.date(for: deadline, on: loop), interval: 0, repeats: false,
+      fireDate: LoopContext.of(loop).date(for: deadline, on: loop), interval: 0, repeats: false,
       userInfo: nil,
       block: block)
     timer.schedule(on: loop, start: .deadline(deadline), queue: queue)

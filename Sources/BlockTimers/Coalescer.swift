@@ -18,17 +18,25 @@ final class Coalescer<Value: Sendable>: Sendable {
   private struct State {
     var pending: Value?
     var timer: BlockTimer?
+    /// `nil` once the loop has shut down: nothing is delivered any more.
+    var action: (@Sendable (Value) -> Void)?
   }
 
   private let policy: Policy
   private let delay: TimeAmount
-  private let loop: any EventLoop
+  /// Weak, so that a debouncer or throttler never keeps its loop object alive.
+  private weak let loop: (any EventLoop)?
+  private let context: LoopContext
   private let queue: DispatchQueue?
-  private let action: @Sendable (Value) -> Void
-  private let state = Locked(State())
+  private let state: Locked<State>
   /// Lets ``cancel()`` and ``flush()`` return only once no delivery they took
   /// the value from is about to start.
   private let gate = AdmissionGate()
+  /// When the last delivery of a throttler called its action, on the loop's
+  /// clock (monotonic nanoseconds; `Int64.min`: never), read just before the
+  /// call. Deliveries run one after another on the loop's thread (or queue),
+  /// so the next one reads it after the previous call has begun.
+  private let lastDelivery = Atomic<Int64>(.min)
 
   init(
     policy: Policy, delay: TimeInterval, loop: (any EventLoop)?, queue: DispatchQueue?,
@@ -36,45 +44,72 @@ final class Coalescer<Value: Sendable>: Sendable {
   ) throws {
     self.policy = policy
     self.delay = try TimeAmount(seconds: delay)
-    self.loop = try loop ?? DefaultLoop.resolved()
+    let loop = try loop ?? DefaultLoop.resolved()
+    self.loop = loop
+    context = LoopContext.of(loop)
     self.queue = queue
-    self.action = action
+    state = Locked(State(action: action))
+    if !context.register(self) { loopDidShutDown() }
+  }
+
+  deinit {
+    context.unregister(self)
   }
 
   func submit(_ value: Value) {
     let replaced: BlockTimer? = state.withLock { state in
+      guard state.action != nil, let loop else { return nil }
       state.pending = value
       if policy == .throttle, state.timer != nil { return nil }
-      defer {
-        state.timer = BlockTimer.scheduled(at: loop.now + delay, on: loop, deliveringOn: queue) {
-          [self] timer in fired(timer)
-        }
-      }
+      defer { state.timer = arm(at: loop.now + delay, on: loop) }
       return state.timer
     }
     replaced?.invalidate()
   }
 
-  private func fired(_ timer: BlockTimer) {
-    let value: Value? = state.withLock { state in
-      // A timer replaced or cancelled after its call was admitted is stale.
-      guard state.timer === timer else { return nil }
-      defer { state = State() }
-      if state.pending != nil { gate.admit() }
-      return state.pending
+  private func arm(at deadline: Deadline, on loop: any EventLoop) -> BlockTimer {
+    BlockTimer.scheduled(at: deadline, on: loop, deliveringOn: queue) { [self] timer in
+      fired(timer)
     }
-    guard let value else { return }
+  }
+
+  private func fired(_ timer: BlockTimer) {
+    let delivery: (Value, @Sendable (Value) -> Void)? = state.withLock { state in
+      // A timer replaced or cancelled after its call was admitted is stale.
+      guard state.timer === timer, let action = state.action, let loop else { return nil }
+      if policy == .throttle {
+        // At most one action per window on the loop's clock, counted from
+        // when the previous action began, which may have been late.
+        let earliest =
+          Deadline(uptimeNanoseconds: lastDelivery.load(ordering: .relaxed)) + delay
+        if loop.now < earliest {
+          state.timer = arm(at: earliest, on: loop)
+          return nil
+        }
+      }
+      defer {
+        state.pending = nil
+        state.timer = nil
+      }
+      guard let value = state.pending else { return nil }
+      gate.admit()
+      return (value, action)
+    }
+    guard let (value, action) = delivery else { return }
     gate.start()
+    if policy == .throttle, let loop {
+      lastDelivery.store(loop.now.uptimeNanoseconds, ordering: .relaxed)
+    }
     action(value)
   }
 
   /// Delivers the pending value now, on the calling thread. A delivery that
   /// the loop had already begun is not interrupted and may overlap this call.
   func flush() {
-    let (timer, value) = takeAll()
+    let (timer, value, action) = takeAll()
     timer?.invalidate()
     gate.waitForAdmittedCalls()
-    if let value { action(value) }
+    if let value, let action { action(value) }
   }
 
   func cancel() {
@@ -84,10 +119,28 @@ final class Coalescer<Value: Sendable>: Sendable {
 
   var isPending: Bool { state.withLock { $0.pending != nil } }
 
-  private func takeAll() -> (timer: BlockTimer?, value: Value?) {
+  private func takeAll() -> (
+    timer: BlockTimer?, value: Value?, action: (@Sendable (Value) -> Void)?
+  ) {
     state.withLock { state in
-      defer { state = State() }
-      return (state.timer, state.pending)
+      defer {
+        state.pending = nil
+        state.timer = nil
+      }
+      return (state.timer, state.pending, state.action)
     }
+  }
+}
+
+extension Coalescer: LoopMember {
+  /// Drops the pending value and the action for good, releasing what they
+  /// capture outside the lock.
+  func loopDidShutDown() {
+    let ended = state.withLock { state in
+      defer { state = State() }
+      return state
+    }
+    ended.timer?.invalidate()
+    gate.waitForAdmittedCalls()
   }
 }

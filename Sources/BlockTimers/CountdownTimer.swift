@@ -38,8 +38,15 @@ import TimerLoop
 ///   are idempotent, safe from any thread and from inside the callbacks, and
 ///   never trap whatever their order. After one of them returns, no tick that
 ///   it stopped starts; a callback already under way is not interrupted.
+/// - **Shutdown.** When its loop shuts down the countdown is cancelled at
+///   once, whatever its status (``status`` reads ``Status/cancelled``), on the
+///   thread that shut the loop down; one made on a loop that has shut down is
+///   cancelled from the start.
 /// - **Lifetime.** A running countdown is kept alive by its loop, as a
-///   scheduled `Timer` is; a suspended or idle one is not.
+///   scheduled `Timer` is; a suspended or idle one is not. It holds its loop
+///   weakly, never keeping the loop object alive. The callbacks, with what
+///   they capture, are released when the countdown finishes or is cancelled
+///   (a callback running then is released when it returns).
 public final class CountdownTimer: Sendable {
   /// Where a countdown is in its life.
   public enum Status: Sendable, Hashable {
@@ -63,11 +70,11 @@ public final class CountdownTimer: Sendable {
 
   private let total: TimeAmount
   private let tick: TimeAmount
-  private let loop: any EventLoop
+  /// Weak, so that a countdown never keeps its loop object alive.
+  private weak let loop: (any EventLoop)?
+  private let context: LoopContext
   private let queue: DispatchQueue?
-  private let onTick: @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void
-  private let onCompletion: @Sendable () -> Void
-  private let state = Locked(Phase.idle)
+  private let state: Locked<State>
   /// Lets ``suspend()`` and ``cancel()`` return only once no tick or
   /// completion they stop is about to start.
   private let gate = AdmissionGate()
@@ -77,6 +84,25 @@ public final class CountdownTimer: Sendable {
   /// here would close that into a cycle that outlives a loop shut down mid-count.
   private struct TickTimer {
     weak let timer: BlockTimer?
+  }
+
+  private struct Callbacks {
+    let onTick: @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void
+    let onCompletion: @Sendable () -> Void
+  }
+
+  private struct State {
+    var phase: Phase
+    /// Released once the countdown has finished or been cancelled.
+    var callbacks: Callbacks?
+
+    /// Ends the countdown in `phase`; returns the callbacks for the caller to
+    /// release outside the lock (their captures' `deinit` may call back in).
+    mutating func end(_ phase: Phase) -> Callbacks? {
+      self.phase = phase
+      defer { callbacks = nil }
+      return callbacks
+    }
   }
 
   private enum Phase {
@@ -117,25 +143,32 @@ public final class CountdownTimer: Sendable {
     tick = try TimeAmount(seconds: interval)
     self.duration = max(duration, 0)
     self.tickInterval = interval
-    self.loop = try loop ?? DefaultLoop.resolved()
+    let loop = try loop ?? DefaultLoop.resolved()
+    self.loop = loop
+    context = LoopContext.of(loop)
     self.queue = queue
-    self.onTick = onTick
-    self.onCompletion = onCompletion
+    state = Locked(
+      State(phase: .idle, callbacks: Callbacks(onTick: onTick, onCompletion: onCompletion)))
+    if !context.register(self) { cancel() }
+  }
+
+  deinit {
+    context.unregister(self)
   }
 
   /// Starts counting down. Does nothing unless the countdown is ``Status/idle``.
   public func start() {
-    state.withLock { phase in
-      guard case .idle = phase else { return }
-      phase = run(from: .zero)
+    state.withLock { state in
+      guard case .idle = state.phase else { return }
+      state.phase = run(from: .zero)
     }
   }
 
   /// Freezes the remaining time. Does nothing unless running.
   public func suspend() {
-    let stopped: BlockTimer? = state.withLock { phase in
-      guard case .running(let since, let base, let timer) = phase else { return nil }
-      phase = .suspended(elapsed: elapsed(since: since, base: base))
+    let stopped: BlockTimer? = state.withLock { state in
+      guard case .running(let since, let base, let timer) = state.phase else { return nil }
+      state.phase = .suspended(elapsed: elapsed(since: since, base: base))
       return timer.timer
     }
     stopped?.invalidate()
@@ -145,41 +178,38 @@ public final class CountdownTimer: Sendable {
   /// Continues from the remaining time frozen by ``suspend()``; the next tick
   /// comes at the next grid point. Does nothing unless suspended.
   public func resume() {
-    state.withLock { phase in
-      guard case .suspended(let elapsed) = phase else { return }
-      phase = run(from: elapsed)
+    state.withLock { state in
+      guard case .suspended(let elapsed) = state.phase else { return }
+      state.phase = run(from: elapsed)
     }
   }
 
-  /// Stops the countdown for good; the completion is not called. Does nothing
-  /// once finished or cancelled.
+  /// Stops the countdown for good and releases its callbacks; the completion
+  /// is not called. Does nothing once finished or cancelled.
   public func cancel() {
-    let stopped: BlockTimer? = state.withLock { phase in
-      switch phase {
+    let (stopped, callbacks): (BlockTimer?, Callbacks?) = state.withLock { state in
+      switch state.phase {
       case .finished, .cancelled:
-        return nil
+        return (nil, nil)
       case .completing:
-        phase = .cancelled(elapsed: total)
-        return nil
+        return (nil, state.end(.cancelled(elapsed: total)))
       case .idle:
-        phase = .cancelled(elapsed: .zero)
-        return nil
+        return (nil, state.end(.cancelled(elapsed: .zero)))
       case .suspended(let elapsed):
-        phase = .cancelled(elapsed: elapsed)
-        return nil
+        return (nil, state.end(.cancelled(elapsed: elapsed)))
       case .running(let since, let base, let timer):
-        phase = .cancelled(elapsed: elapsed(since: since, base: base))
-        return timer.timer
+        return (timer.timer, state.end(.cancelled(elapsed: elapsed(since: since, base: base))))
       }
     }
     stopped?.invalidate()
     gate.waitForAdmittedCalls()
+    _ = callbacks  // released outside the lock
   }
 
   /// Where the countdown is in its life.
   public var status: Status {
-    state.withLock { phase in
-      switch phase {
+    state.withLock { state in
+      switch state.phase {
       case .idle: .idle
       case .running: .running
       case .suspended: .suspended
@@ -191,8 +221,8 @@ public final class CountdownTimer: Sendable {
 
   /// The running time left, in seconds, read from the loop's clock now.
   public var remaining: TimeInterval {
-    state.withLock { phase in
-      switch phase {
+    state.withLock { state in
+      switch state.phase {
       case .idle: total.seconds
       case .running(let since, let base, _): remaining(after: elapsed(since: since, base: base))
       case .suspended(let elapsed), .cancelled(let elapsed): remaining(after: elapsed)
@@ -207,14 +237,16 @@ public final class CountdownTimer: Sendable {
     (total + TimeAmount(nanoseconds: -elapsed.nanoseconds)).seconds
   }
 
-  /// Running time passed by now, capped at the duration.
+  /// Running time passed by now, capped at the duration. A loop that is gone
+  /// (it has shut down, so the countdown is ending) lets no more time pass.
   private func elapsed(since: Deadline, base: TimeAmount) -> TimeAmount {
-    min(base + (loop.now - since), total)
+    min(base + ((loop?.now ?? since) - since), total)
   }
 
   /// The running phase that continues from `elapsed`, with its next tick armed.
   /// Called with the lock held.
   private func run(from elapsed: TimeAmount) -> Phase {
+    guard let loop else { return .cancelled(elapsed: elapsed) }
     let now = loop.now
     let next = min(
       TimeAmount(
@@ -234,38 +266,43 @@ public final class CountdownTimer: Sendable {
   }
 
   private func tickFired(_ timer: BlockTimer) {
-    let report: (remaining: TimeInterval, progress: Double, finished: Bool)? = state.withLock {
-      phase in
-      guard case .running(let since, let base, let current) = phase, current.timer === timer
+    typealias Report = (remaining: TimeInterval, progress: Double, finished: Bool)
+    let ticked: (Report, Callbacks)? = state.withLock { state in
+      guard case .running(let since, let base, let current) = state.phase,
+        current.timer === timer, let callbacks = state.callbacks
       else {
         return nil
       }
       let elapsed = elapsed(since: since, base: base)
       gate.admit()
       if elapsed >= total {
-        phase = .completing
-        return (0, 1, true)
+        state.phase = .completing
+        return ((0, 1, true), callbacks)
       }
-      phase = run(from: elapsed)
+      state.phase = run(from: elapsed)
       // The grid point this tick stands for: the last one passed.
       let passed = TimeAmount(nanoseconds: elapsed.nanoseconds / tick.nanoseconds).scaled(by: tick)
-      return (remaining(after: passed), passed.seconds / total.seconds, false)
+      return ((remaining(after: passed), passed.seconds / total.seconds, false), callbacks)
     }
-    guard let report else { return }
+    guard let (report, callbacks) = ticked else { return }
     gate.start()
-    onTick(report.remaining, report.progress)
+    callbacks.onTick(report.remaining, report.progress)
     guard report.finished else { return }
     // The final tick's callback may have cancelled: then there is no completion.
-    let completes: Bool = state.withLock { phase in
-      guard case .completing = phase else { return false }
-      phase = .finished
+    let completes: Bool = state.withLock { state in
+      guard case .completing = state.phase else { return false }
+      _ = state.end(.finished)  // `callbacks` holds them for the completion
       gate.admit()
       return true
     }
     guard completes else { return }
     gate.start()
-    onCompletion()
+    callbacks.onCompletion()
   }
+}
+
+extension CountdownTimer: LoopMember {
+  func loopDidShutDown() { cancel() }
 }
 
 extension TimeAmount {

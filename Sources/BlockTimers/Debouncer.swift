@@ -22,6 +22,12 @@ import TimerLoop
 /// A pending value keeps its action alive (and will run it) even if this object
 /// is released, as `performSelector:afterDelay:` retains its target; call
 /// ``cancel()`` to drop it.
+///
+/// When the loop shuts down, the pending value and the action (with what they
+/// capture) are released at once, on the thread that shut the loop down, and
+/// later calls do nothing: ``isPending`` reads `false` for good. The same holds
+/// from the start on a loop that has shut down. The loop is held weakly: this
+/// object never keeps the loop object alive.
 public final class Debouncer<Value: Sendable>: Sendable {
   private let coalescer: Coalescer<Value>
 

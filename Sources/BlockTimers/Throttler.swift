@@ -13,7 +13,11 @@ import TimerLoop
 ///
 /// The first ``call(_:)`` opens a window of `interval` seconds (loop's monotonic
 /// clock); calls inside it only replace the value; when it closes, the action
-/// runs once with the last value and the next call opens a new window. Unlike
+/// runs once with the last value and the next call opens a new window. On the
+/// loop's clock, an action begins at least `interval` after the previous one
+/// began, even when that one began late (a busy loop, a slow queue): a window
+/// that closes sooner waits until then. ``flush()`` runs at once, outside
+/// this rule. Unlike
 /// ``Debouncer``, a steady stream of calls still produces an action every
 /// `interval`. Trailing edge only: the first call of a window is not run at
 /// once. The action runs on the loop's thread (or the queue given). All
@@ -22,6 +26,12 @@ import TimerLoop
 /// A pending value keeps its action alive (and will run it) even if this object
 /// is released, as `performSelector:afterDelay:` retains its target; call
 /// ``cancel()`` to drop it.
+///
+/// When the loop shuts down, the pending value and the action (with what they
+/// capture) are released at once, on the thread that shut the loop down, and
+/// later calls do nothing: ``isPending`` reads `false` for good. The same holds
+/// from the start on a loop that has shut down. The loop is held weakly: this
+/// object never keeps the loop object alive.
 public final class Throttler<Value: Sendable>: Sendable {
   private let coalescer: Coalescer<Value>
 

@@ -29,9 +29,10 @@ import TimerLoop
 /// - Releasing this object while the target lives does not stop the timer;
 ///   like any scheduled ``BlockTimer`` it runs until invalidated.
 ///
-/// Timing, threads and bad input are those of ``BlockTimer`` (which see):
-/// seconds on the loop's monotonic clock, first fire one interval after
-/// creation, fixed rate, ≤ 0 becomes 0.0001 s, NaN gives an invalid timer.
+/// Timing, threads, shutdown and bad input are those of ``BlockTimer`` (which
+/// see): seconds on the loop's monotonic clock, first fire one interval after
+/// creation, fixed rate, ≤ 0 becomes 0.0001 s, NaN gives an invalid timer, and
+/// the timer is invalidated at once when its loop shuts down.
 ///
 /// `Target` must be `Sendable` because the action runs on the loop's thread.
 /// For a `@MainActor` target, deliver on `.main` and call it with

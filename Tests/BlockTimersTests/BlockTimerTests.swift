@@ -544,6 +544,87 @@ final class BlockTimerTests: XCTestCase {
     XCTAssertEqual(calls.count, 0)
   }
 
+  /// Issue 10, item 9: a `fire()` from inside the block runs it again, nested,
+  /// instead of deadlocking on the one-call-at-a-time rule.
+  func testFireFromInsideTheBlockRunsItNested() {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let calls = EventLog<String>()
+    BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { timer in
+      calls.append("begin")
+      if calls.count == 1 { timer.fire() }
+      calls.append("end")
+    }
+    let oneShot = BlockTimer.scheduledTimer(withTimeInterval: 0.015, repeats: false, on: loop) {
+      timer in
+      calls.append("one-shot")
+      if calls.all.filter({ $0 == "one-shot" }).count == 1 { timer.fire() }
+    }
+    loop.advanceTime(by: .ms(20))
+    XCTAssertEqual(
+      calls.all, ["begin", "begin", "end", "end", "one-shot", "one-shot", "begin", "end"])
+    XCTAssertFalse(oneShot.isValid)
+  }
+
+  /// Issue 10, item 11: equal dates map to equal deadlines, so timers given
+  /// the same fire date fire in the order they were scheduled (or moved).
+  func testTimersGivenTheSameFireDateFireInTheOrderTheyWereScheduled() {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let date = Date(timeIntervalSinceNow: 1)
+    let order = EventLog<Int>()
+    let added = (0..<101).map { i in
+      let timer = BlockTimer(fire: date, interval: 0, repeats: false) { _ in order.append(i) }
+      timer.add(to: loop)
+      return timer
+    }
+    XCTAssertTrue(added.allSatisfy { $0.fireDate == date }, "the date reads back as set")
+    loop.advanceTime(by: .seconds(2))
+    XCTAssertEqual(order.all, Array(0..<101))
+
+    let later = Date(timeIntervalSinceNow: 1)
+    let moved = (0..<101).map { i in
+      BlockTimer.scheduledTimer(withTimeInterval: 5, repeats: false, on: loop) { _ in
+        order.append(1000 + i)
+      }
+    }
+    for timer in moved { timer.fireDate = later }
+    loop.advanceTime(by: .seconds(2))
+    XCTAssertEqual(order.all.dropFirst(101), ArraySlice((0..<101).map { 1000 + $0 }))
+  }
+
+  /// Issue 10, item 12: setting `fireDate` moves a repeating timer's grid; a
+  /// past date fires once, at once, and the grid counts from there.
+  func testSettingTheFireDateMovesTheGridAndAPastDateCountsFromNow() {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let calls = EventLog<Double>()
+    let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
+      calls.append(loop.milliseconds(since: start))
+    }
+    loop.advanceTime(by: .ms(15))
+    // From 20 ms to 18 ms (a date made from the timer's own, not from the
+    // wall clock, which moves on while the virtual clock stands still).
+    timer.fireDate = timer.fireDate.addingTimeInterval(-0.002)
+    loop.advanceTime(by: .ms(30))
+    // A date is as precise as a Double of seconds since 2001 (about 0.1 µs).
+    let expected: [Double] = [10, 18, 28, 38]
+    XCTAssertEqual(calls.count, expected.count, "\(calls.all)")
+    for (at, due) in zip(calls.all, expected) { XCTAssertEqual(at, due, accuracy: 0.001) }
+
+    timer.fireDate = Date(timeIntervalSinceNow: -0.025)
+    XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 0, accuracy: 0.001, "reads back the set")
+    loop.advanceTime(by: .ms(25))
+    XCTAssertEqual(calls.all.dropFirst(4), [45, 55, 65], "once at 45 ms, then every 10 ms")
+
+    timer.fireDate = .distantPast
+    loop.stall(for: .ms(3))
+    loop.advanceTime(by: .ms(12))
+    XCTAssertEqual(
+      calls.all.dropFirst(7), [73, 80], "fired once, late, then on the grid of the set")
+  }
+
   func testTimersCompareByIdentity() {
     let a = BlockTimer(timeInterval: 1, repeats: false) { _ in }
     let b = BlockTimer(timeInterval: 1, repeats: false) { _ in }

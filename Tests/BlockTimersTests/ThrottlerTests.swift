@@ -1,5 +1,7 @@
 import BlockTimers
+import Dispatch
 import Foundation
+import Synchronization
 import TimerLoop
 import XCTest
 
@@ -37,6 +39,42 @@ final class ThrottlerTests: XCTestCase {
     }
     XCTAssertEqual(calls.all.map(\.0), [100, 200, 300])
     XCTAssertEqual(calls.all.map(\.1), [90, 190, 290])
+  }
+
+  /// Issue 10, item 8: with calls from other threads, an action that began
+  /// late let the next one begin less than an interval after it (0.91 ms
+  /// apart with a 1 ms interval). Measured on the loop's clock.
+  func testActionsBeginAtLeastAnIntervalApartWhileOtherThreadsCall() throws {
+    let loop = try EpollEventLoop.startOnNewThread(name: "throttle-test")
+    defer { loop.shutdown() }
+    let starts = EventLog<Deadline>()
+    let enough = DispatchSemaphore(value: 0)
+    let throttler = try Throttler<Int>(interval: 0.001, on: loop) { [weak loop] _ in
+      guard let loop else { return }
+      starts.append(loop.now)
+      if starts.count == 300 { enough.signal() }
+    }
+    let stop = Atomic<Bool>(false)
+    let callers = DispatchGroup()
+    for _ in 0..<3 {
+      callers.enter()
+      Thread {
+        var value = 0
+        while !stop.load(ordering: .relaxed) {
+          throttler.call(value)
+          value += 1
+        }
+        callers.leave()
+      }.start()
+    }
+    XCTAssertEqual(enough.wait(timeout: .now() + 60), .success)
+    stop.store(true, ordering: .relaxed)
+    callers.wait()
+    let times = starts.all
+    let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
+    let short = gaps.filter { $0 < .milliseconds(1) }
+    XCTAssertTrue(
+      short.isEmpty, "\(short.count) of \(gaps.count) gaps under 1 ms: \(short.prefix(5))")
   }
 
   func testFlushCancelAndBadInput() throws {

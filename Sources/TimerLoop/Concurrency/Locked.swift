@@ -32,4 +32,17 @@ package struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
       return try body(&value)
     }
   }
+
+  /// Runs `body` with exclusive access to the value if the lock is free now,
+  /// without waiting; `nil` if another thread holds it. See
+  /// `Mutex.withLockIfAvailable`.
+  package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
+    _ body: (inout sending Value) throws(E) -> sending Result
+  ) throws(E) -> sending Result? {
+    try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
+      _ = epoch.load(ordering: .acquiring)
+      defer { epoch.store(0, ordering: .releasing) }
+      return try body(&value)
+    }
+  }
 }

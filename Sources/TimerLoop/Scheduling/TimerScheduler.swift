@@ -80,6 +80,9 @@ public final class TimerScheduler: @unchecked Sendable {
   /// unless the loop thread is preempted inside it.
   let admitting = Atomic<Bool>(false)
   let isShutdownFlag = Atomic<Bool>(false)
+  /// Per-loop state of libraries built on the loop, told of the shutdown;
+  /// see ``LoopAttachment``.
+  let attachments = Locked(LoopAttachments())
   /// `pthread_self()` of the thread that owns `table`, or 0 while none does.
   let loopThread = Atomic<UInt>(0)
   /// Wakes the loop's thread; called with the inbox lock held.
@@ -282,7 +285,8 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Marks the scheduler shut down and wakes the loop. Requests still in the
   /// inbox are dropped (their closures released), except jobs, which stay
   /// for ``releaseTable()``; the timers already in the table are released by
-  /// ``releaseTable()`` on the thread that owns it.
+  /// ``releaseTable()`` on the thread that owns it. Then, on this thread,
+  /// tells the loop's attachments (``LoopAttachment``).
   /// Returns `false` if it was already shut down.
   @discardableResult
   func shutdown() -> Bool {
@@ -297,7 +301,11 @@ public final class TimerScheduler: @unchecked Sendable {
       }
       return requests
     }
-    return dropped != nil  // closures are released here, outside the lock
+    guard dropped != nil else { return false }
+    // Outside the inbox lock: attachments cancel timers and release closures,
+    // whose deinit may call back in (and now gets TimerLoopError.shutdown).
+    notifyAttachmentsOfShutdown()
+    return true  // the dropped closures are released here, outside the lock
   }
 
   /// Empties the table, releasing every timer and task closure, then hands

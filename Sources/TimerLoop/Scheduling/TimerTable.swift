@@ -128,8 +128,8 @@ extension Deadline {
   /// The first point of the grid `self + n × interval` (n ≥ 1) later than `now`:
   /// where a fixed-rate timer goes next, one call for however many periods
   /// were missed (CoreFoundation's `__CFRunLoopDoTimer` does the same).
-  /// Saturates at ``distantFuture``.
-  func nextGridPoint(after now: Deadline, interval: TimeAmount) -> Deadline {
+  /// Saturates at ``distantFuture``. `package`: BlockTimers keeps its own grid.
+  package func nextGridPoint(after now: Deadline, interval: TimeAmount) -> Deadline {
     let next = self + interval
     guard next <= now, next != .distantFuture else { return next }
     let missed = (now - next).nanoseconds / interval.nanoseconds + 1

@@ -1,0 +1,49 @@
+/// State that a library built on TimerLoop keeps per loop and that must learn
+/// when the loop shuts down. BlockTimers keeps its `Date` mapping and its live
+/// timers in one, so that a shutdown ends every timer at once.
+///
+/// `package`: shared by this package's modules, not public API.
+package protocol LoopAttachment: AnyObject, Sendable {
+  /// Called once, when the loop shuts down, on the thread whose call shut it
+  /// down: the caller of `shutdown()`, the loop's thread when a failing system
+  /// call stops it, or the thread releasing a loop that never ran. It runs
+  /// after the loop has stopped taking work (scheduling throws
+  /// ``TimerLoopError/shutdown``), outside every lock of the scheduler, and
+  /// before `shutdown()` returns, so it may cancel timers and release closures
+  /// whose `deinit` calls back into the loop.
+  func loopDidShutDown()
+}
+
+/// The attachments of one loop, by type.
+struct LoopAttachments {
+  var byType: [ObjectIdentifier: any LoopAttachment] = [:]
+  var isShutDown = false
+}
+
+extension TimerScheduler {
+  /// The loop's attachment of type `A`, made by `make` the first time it is
+  /// asked for; the scheduler holds it as long as it lives. Safe from any
+  /// thread; O(1). One made after shutdown is told so before it is returned.
+  package func attachment<A: LoopAttachment>(_ make: () -> A) -> A {
+    let (attachment, made, isShutDown) = attachments.withLock { attachments in
+      if let existing = attachments.byType[ObjectIdentifier(A.self)] as? A {
+        return (existing, false, attachments.isShutDown)
+      }
+      let made = make()
+      attachments.byType[ObjectIdentifier(A.self)] = made
+      return (made, true, attachments.isShutDown)
+    }
+    if made && isShutDown { attachment.loopDidShutDown() }
+    return attachment
+  }
+
+  /// Tells every attachment that the loop has shut down. Called once, by the
+  /// ``shutdown()`` that shut it down, after the inbox lock is released.
+  func notifyAttachmentsOfShutdown() {
+    let notified = attachments.withLock { attachments in
+      attachments.isShutDown = true
+      return Array(attachments.byType.values)
+    }
+    for attachment in notified { attachment.loopDidShutDown() }
+  }
+}
