@@ -8,6 +8,10 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The call is for the loop's own thread (descriptor registration,
   /// embedding) and came from another one.
   case wrongThread
+  /// The deadline of ``EventLoop/withDeadline(_:operation:)`` (or the timeout
+  /// of ``EventLoop/withTimeout(_:operation:)-(TimeAmount,_)``) passed before
+  /// the operation finished; the operation was cancelled.
+  case timedOut
 
   /// A one-line explanation for logs.
   public var description: String {
@@ -15,6 +19,7 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
     case .invalidInterval: "invalid interval: NaN seconds"
     case .shutdown: "the event loop has been shut down"
     case .wrongThread: "this call must be made on the event loop's own thread"
+    case .timedOut: "the operation did not finish before its deadline and was cancelled"
     }
   }
 }
