@@ -44,9 +44,11 @@ extension EventLoop {
     try await sleep(for: TimeAmount(duration))
   }
 
-  /// How many tasks are suspended in a sleep on this loop (``sleep(until:)``
-  /// and its forms, ``clock``'s sleeps). A sleep counts from when its timer is
-  /// scheduled until it resumes. Readable from any thread (one lock).
+  /// How many tasks are suspended in a sleep on this loop: ``sleep(until:)``
+  /// and its forms, ``clock``'s sleeps, a ``ticks(every:tolerance:policy:)-(TimeAmount,_,_)``
+  /// iteration waiting for its next tick, and the deadline of a
+  /// ``withDeadline(_:operation:)`` or `withTimeout`. A sleep counts from when
+  /// its timer is scheduled until it resumes. Readable from any thread (one lock).
   public var sleepingTaskCount: Int { scheduler.sleepingTasks.count }
 
   /// Returns once at least `count` tasks are suspended in a sleep on this loop

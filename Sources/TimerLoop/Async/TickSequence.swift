@@ -1,0 +1,135 @@
+/// Ticks on a fixed-rate grid as an `AsyncSequence` of ``Deadline``s, each a
+/// grid point `start + n × interval` (n ≥ 1; `start` is ``EventLoop/now``
+/// when iteration begins), made by ``EventLoop/ticks(every:tolerance:policy:)-(TimeAmount,_,_)``.
+///
+/// Pulled, not pushed: nothing is produced while the consumer is busy, so a
+/// slow consumer never accumulates ticks (O(1) memory whatever the delay).
+/// Each `next()` that has to wait sleeps on one timer of the loop
+/// (``EventLoop/sleep(until:)``); between ticks no timer exists. A tick asked
+/// for after its grid point is delivered at once, and the ticks after it
+/// follow the sequence's ``MissedTickBehavior``.
+///
+/// Iteration ends (`next()` returns `nil`) when the consuming task is
+/// cancelled (a pending sleep's timer is cancelled at once) or the loop is
+/// shut down. It never throws. Each iterator has its own grid; iterate from
+/// one task at a time.
+public struct TickSequence: AsyncSequence, Sendable {
+  /// The grid point of each tick.
+  public typealias Element = Deadline
+  /// Iteration never throws; cancellation and shutdown end it.
+  public typealias Failure = Never
+
+  let loop: any EventLoop
+  let interval: TimeAmount
+  let tolerance: TimeAmount
+  let policy: MissedTickBehavior
+
+  /// Starts the grid at the loop's current time: the first tick is one
+  /// interval from now.
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(sequence: self, nextTick: loop.now + interval)
+  }
+
+  /// Produces the ticks of one iteration; see ``TickSequence``.
+  public struct Iterator: AsyncIteratorProtocol, Sendable {
+    /// Iteration never throws.
+    public typealias Failure = Never
+
+    let sequence: TickSequence
+    var nextTick: Deadline
+    var ended = false
+
+    /// The next tick's grid point: at once if it has passed, otherwise once
+    /// the loop reaches it (or up to the tolerance later). `nil` once the
+    /// task is cancelled or the loop shut down.
+    public mutating func next() async -> Deadline? {
+      guard !ended, !Task.isCancelled, !sequence.loop.scheduler.isShutdown else { return end() }
+      let tick = nextTick
+      let now = sequence.loop.now
+      guard tick <= now else {
+        do {
+          try await sequence.loop.sleep(until: tick.delayed(within: sequence.tolerance))
+        } catch {
+          return end()  // cancelled or shut down
+        }
+        nextTick = tick + sequence.interval
+        return tick
+      }
+      switch sequence.policy {
+      case .burst: nextTick = tick + sequence.interval
+      case .delay: nextTick = now + sequence.interval
+      case .skip: nextTick = Self.firstGridPoint(after: now, from: tick, every: sequence.interval)
+      }
+      return tick
+    }
+
+    private mutating func end() -> Deadline? {
+      ended = true
+      return nil
+    }
+
+    /// The first point of the grid `origin + n × interval` later than `now`
+    /// (`origin` ≤ `now`), saturating at ``Deadline/distantFuture``.
+    static func firstGridPoint(
+      after now: Deadline, from origin: Deadline, every interval: TimeAmount
+    )
+      -> Deadline
+    {
+      let intervals = (now - origin).nanoseconds / interval.nanoseconds + 1
+      let (offset, overflow) = intervals.multipliedReportingOverflow(by: interval.nanoseconds)
+      return overflow ? .distantFuture : origin + .nanoseconds(offset)
+    }
+  }
+}
+
+extension EventLoop {
+  /// Ticks every `interval` on a fixed-rate grid, as a ``TickSequence`` of
+  /// the ticks' grid points (``Deadline``s on the loop's monotonic clock).
+  /// The first tick is one `interval` after iteration begins.
+  ///
+  /// ```swift
+  /// for await tick in loop.ticks(every: .seconds(1)) {
+  ///   report(at: tick)  // a slow report drops ticks (.skip) instead of queueing them
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - interval: nanoseconds between grid points, raised to at least 0.1 ms
+  ///     (zero or negative included), as for repeating timers, so it cannot
+  ///     spin; a huge interval saturates to ``Deadline/distantFuture`` (no
+  ///     tick ever comes).
+  ///   - tolerance: how much later than its grid point a tick may be
+  ///     delivered so that wake-ups coalesce, as for ``EventLoopClock``'s
+  ///     `sleep(until:tolerance:)`: only ever later, by less than `tolerance`.
+  ///     The yielded value is still the grid point.
+  ///   - policy: what follows a tick asked for after its grid point
+  ///     (``MissedTickBehavior``); ``MissedTickBehavior/skip`` by default.
+  /// - Returns: a sequence that ends when the consuming task is cancelled or
+  ///   the loop shuts down, and never throws. Complexity: one timer per
+  ///   awaited tick, O(1) memory.
+  public func ticks(
+    every interval: TimeAmount, tolerance: TimeAmount = .zero,
+    policy: MissedTickBehavior = .skip
+  ) -> TickSequence {
+    TickSequence(
+      loop: self, interval: max(interval, TimerScheduler.minimumRepeatInterval),
+      tolerance: tolerance, policy: policy)
+  }
+
+  /// `Duration` form of ``ticks(every:tolerance:policy:)-(TimeAmount,_,_)``,
+  /// both durations converted by ``TimeAmount/init(_:)`` (rounded up,
+  /// saturating); a `nil` tolerance is none.
+  ///
+  /// - Parameters:
+  ///   - interval: time between grid points (at least 0.1 ms).
+  ///   - tolerance: how much later a tick may be delivered, or `nil`.
+  ///   - policy: what follows a missed tick; ``MissedTickBehavior/skip`` by default.
+  @_disfavoredOverload
+  public func ticks(
+    every interval: Duration, tolerance: Duration? = nil, policy: MissedTickBehavior = .skip
+  ) -> TickSequence {
+    ticks(
+      every: TimeAmount(interval), tolerance: tolerance.map(TimeAmount.init) ?? .zero,
+      policy: policy)
+  }
+}
