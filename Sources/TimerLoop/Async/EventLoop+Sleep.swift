@@ -7,7 +7,8 @@ extension EventLoop {
   /// Never resumes before `deadline`: the timer follows ``EventLoop``'s
   /// never-early rule. A deadline in the past resumes in the loop's next
   /// pass; ``Deadline/distantFuture`` never resumes by itself. Costs one timer
-  /// (O(1) amortised) and three small allocations while suspended.
+  /// (O(1) amortised) and, while suspended, two small objects: the sleep's
+  /// state and the token its timer's closure holds.
   ///
   /// - Throws: `CancellationError` when the task is cancelled, before or
   ///   during the sleep: the timer is cancelled at once (it leaves the loop's
