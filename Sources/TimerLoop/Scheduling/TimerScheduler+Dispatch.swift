@@ -42,8 +42,9 @@ extension TimerScheduler {
       next = table.pointee.queue.popFirst(dueAt: now)
     }
     defer {
-      buffers.tasks.removeAll(keepingCapacity: true)
-      buffers.due.removeAll(keepingCapacity: true)
+      // Swapped with the table's queue each pass, so this bounds both.
+      buffers.tasks.removeAll(keepingCapacity: buffers.tasks.capacity <= Self.keptCapacity)
+      buffers.due.removeAll(keepingCapacity: buffers.due.capacity <= Self.keptCapacity)
     }
     for index in buffers.tasks.indices {
       // Before every callback, so that the closure of a timer cancelled from

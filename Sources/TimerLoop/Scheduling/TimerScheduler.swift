@@ -57,6 +57,10 @@ public final class TimerScheduler: @unchecked Sendable {
     var fallback: DispatchQueue?
   }
 
+  /// The most elements a drained request or task buffer keeps room for:
+  /// steady traffic reuses its room, a burst does not leave its peak behind.
+  static let keptCapacity = 1_024
+
   /// The shortest repeat interval: 0.1 ms, the minimum Apple's `Timer` applies.
   /// A repeating timer asked for less (zero or negative) repeats at this rate,
   /// so it can never spin the loop.
@@ -275,6 +279,14 @@ public final class TimerScheduler: @unchecked Sendable {
     )
   }
 
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// How many requests the inbox has room for, so a test can see what a burst left behind.
+  var testsOnly_inboxCapacity: Int { inbox.withLock { $0.requests.capacity } }
+
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// How many tasks the table's queue has room for. Loop thread only.
+  var testsOnly_taskCapacity: Int { table.pointee.tasks.capacity }
+
   /// Whether tasks wait in the table for the next pass: queued on the loop
   /// thread, or taken in from the inbox during a pass (requests still in the
   /// inbox do not count). Loop thread only.
@@ -351,8 +363,13 @@ public final class TimerScheduler: @unchecked Sendable {
     applied.requests = inbox.withLock { inbox in
       inboxPending.store(false, ordering: .relaxed)
       inbox.wakeupPending = false
-      defer { inbox.requests.removeAll(keepingCapacity: true) }
-      return inbox.requests
+      let requests = inbox.requests
+      // The drained array goes to the caller, so the inbox needs a new one:
+      // sized for a batch like this, but a burst's peak capacity (a million
+      // requests is tens of MB) is not kept.
+      inbox.requests = []
+      inbox.requests.reserveCapacity(min(requests.count, Self.keptCapacity))
+      return requests
     }
     for request in applied.requests {
       switch request {
