@@ -7,9 +7,10 @@ enum TimerBody {
 }
 
 /// What the scheduler's table keeps of one timer, in the timer's row of the
-/// ``TimerWheel``. A slot is reused after its timer ends; `generation` changes
-/// on every reuse (modulo 2^31), so a stale ``TimerHandle`` can never touch
-/// the timer that took its slot.
+/// ``TimerWheel``. A slot is reused after its timer ends; `generation` grows
+/// by one on every reuse and never wraps (the slot is retired at
+/// ``TimerID/lastGeneration``), so a stale ``TimerHandle`` can never touch the
+/// timer that took its slot.
 struct TimerEntry {
   enum Phase: UInt8 {
     /// The slot holds no timer.

@@ -6,8 +6,14 @@ struct TimerID: Hashable, Sendable {
   private static let remoteBit: UInt64 = 1 << 63
   let raw: UInt64
 
+  /// The last generation an id can name: 31 bits, below the ticket bit. The
+  /// table retires a slot rather than reuse it past this generation, so no two
+  /// timers of one slot ever share an id.
+  static let lastGeneration: UInt32 = 0x7FFF_FFFF
+
   static func local(slot: UInt32, generation: UInt32) -> TimerID {
-    TimerID(raw: UInt64(generation & 0x7FFF_FFFF) << 32 | UInt64(slot))
+    assert(generation <= lastGeneration, "slot \(slot) reused past its last generation")
+    return TimerID(raw: UInt64(generation) << 32 | UInt64(slot))
   }
 
   static func remote(ticket: UInt64) -> TimerID {

@@ -268,7 +268,9 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   /// Timers scheduled and not ended. Loop thread only.
-  var liveTimers: Int { table.pointee.queue.rowCount - table.pointee.freeSlots.count }
+  var liveTimers: Int {
+    table.pointee.queue.rowCount - table.pointee.freeSlots.count - table.pointee.retiredSlotCount
+  }
 
   /// What waits for the next pass: the earliest timer deadline (`nil` if no
   /// timer is queued) and whether tasks or requests are waiting. Loop thread only.

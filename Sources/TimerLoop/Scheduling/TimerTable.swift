@@ -5,6 +5,8 @@
 struct TimerTable: ~Copyable {
   var queue: TimerWheel
   var freeSlots: [UInt32] = []
+  /// Slots that reached ``TimerID/lastGeneration`` and are never reused (see ``free(_:)``).
+  var retiredSlotCount = 0
   /// Closures of `execute` and jobs, in one FIFO queue.
   var tasks: [Work] = []
   /// Timers scheduled from other threads, by ticket. Only those have a ticket,
@@ -69,7 +71,7 @@ struct TimerTable: ~Copyable {
     if let ticket = id.ticket { return slotsByTicket[ticket] }
     let slot = id.slot
     guard Int(slot) < queue.rowCount, self[entry: slot].phase != .free,
-      self[entry: slot].generation & 0x7FFF_FFFF == id.generation
+      self[entry: slot].generation == id.generation
     else { return nil }
     return slot
   }
@@ -81,15 +83,35 @@ struct TimerTable: ~Copyable {
 
   /// Ends the timer in `slot` and returns its body, for the caller to release
   /// once it has stopped touching the table (a `deinit` may call back in).
+  ///
+  /// The slot's next timer gets the next generation. A slot whose timer had
+  /// the last one an id can hold is retired instead: a wrapped generation
+  /// would let a handle from 2^31 timers ago act on a new timer. Retiring
+  /// costs one 56-byte row per 2^31 timers ended in one slot (at a million
+  /// schedule/cancel pairs a second, one row every 36 minutes), where a wider
+  /// id would cost bytes in every handle and every row.
   mutating func free(_ slot: UInt32) -> TimerBody? {
     queue.remove(slot: slot)
     if !ticketsBySlot.isEmpty, let ticket = ticketsBySlot.removeValue(forKey: slot) {
       slotsByTicket[ticket] = nil
     }
     let body = self[entry: slot].body
-    self[entry: slot] = TimerEntry(generation: self[entry: slot].generation &+ 1)
-    freeSlots.append(slot)
+    let generation = self[entry: slot].generation
+    self[entry: slot] = TimerEntry(generation: generation &+ 1)
+    if generation < TimerID.lastGeneration {
+      freeSlots.append(slot)
+    } else {
+      retiredSlotCount += 1
+    }
     return body
+  }
+
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// Sets the generation of the free `slot`, so a test can reach the last one
+  /// without ending 2^31 timers there.
+  mutating func testsOnly_setGeneration(_ generation: UInt32, ofFreeSlot slot: UInt32) {
+    precondition(self[entry: slot].phase == .free)
+    self[entry: slot].generation = generation
   }
 
   /// Cancels the timer in `slot`: a kept timer is disarmed and stays (returns
