@@ -10,12 +10,18 @@ import TimerLoop
 /// never deallocates.
 ///
 /// ```swift
+/// import BlockTimers
+/// import Synchronization
+///
 /// final class Clock: Sendable {
-///   private let timer = Locked<WeakTargetTimer<Clock>?>(nil)
+///   // The owner keeps its timer; the timer does not keep the owner.
+///   private let timer = Mutex<WeakTargetTimer<Clock>?>(nil)
 ///   func start() {
-///     timer.withLock { $0 = .scheduledTimer(withTimeInterval: 1, target: self, action: Clock.tick) }
+///     let ticking = WeakTargetTimer.scheduledTimer(
+///       withTimeInterval: 1, target: self, action: Clock.tick)
+///     timer.withLock { $0 = ticking }
 ///   }
-///   func tick() { ... }
+///   func tick() { print("tick") }
 /// }
 /// ```
 ///

@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let group = try EventLoopGroup()
 /// let loop = group.next()          // round-robin, from any thread
-/// try loop.schedule(after: .seconds(30)) { ... }
+/// try loop.schedule(after: .seconds(30)) { print("on one of the group's threads") }
 /// group.shutdown()                 // every loop, waiting for each to stop
 /// ```
 public final class EventLoopGroup: Sendable {

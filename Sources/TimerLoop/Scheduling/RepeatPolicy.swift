@@ -4,7 +4,7 @@
 /// differ when a callback runs late (the loop was busy) or runs long. With an
 /// interval of 10 ms, a first deadline at 0 and the loop stalled from 12 ms to 35 ms:
 ///
-/// ```
+/// ```text
 /// time (ms)   0         10        20        30        40        50
 /// stalled                 .......................
 /// .fixedRate  x         x                        x    x         x  0, 10, 35 (once for 20 and 30), 40, 50

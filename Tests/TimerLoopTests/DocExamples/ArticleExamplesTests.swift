@@ -1,0 +1,29 @@
+import Testing
+import TimerLoop
+
+/// Runs the articles' examples and checks what they say they do.
+@Suite struct ArticleExamplesTests {
+  @Test func theRepeatPolicyDiagramIsWhatTheLoopDoes() throws {
+    #expect(try fireTimes(.fixedRate) == [0, 10, 35, 40, 50])
+    #expect(try fireTimes(.fixedDelay) == [0, 10, 35, 45, 55])
+  }
+
+  @Test func aHostLoopOnPollFiresTheTimersOnItsThread() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    let fired = Locked(false)
+    try loop.schedule(after: .milliseconds(20)) { fired.withLock { $0 = true } }
+    try runHostLoop(loop) { !fired.withLock { $0 } }
+    #expect(fired.withLock { $0 })
+  }
+
+  @Test func thePollTimeoutFollowsTheNextDeadline() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    #expect(pollTimeout(for: loop) == -1)
+    try loop.schedule(after: .seconds(60)) {}
+    try loop.runOnce()
+    let timeout = pollTimeout(for: loop)
+    #expect(timeout > 59_000 && timeout <= 60_000, "\(timeout)")
+  }
+}

@@ -1,0 +1,61 @@
+// swift-format-ignore-file
+// The examples in TimerLoop's doc comments, verbatim (DocExamplesAreCompiledTests
+// checks that they still match), each wrapped in what gives it its context.
+import TimerLoop
+
+/// `EpollEventLoop`.
+func epollEventLoopExample() throws {
+  let loop = try EpollEventLoop.startOnNewThread()
+  let timer = try loop.schedule(after: .milliseconds(250)) { print("fired") }
+  timer.cancel()
+  loop.shutdown()
+}
+
+/// `EventLoopGroup`.
+func eventLoopGroupExample() throws {
+  let group = try EventLoopGroup()
+  let loop = group.next()          // round-robin, from any thread
+  try loop.schedule(after: .seconds(30)) { print("on one of the group's threads") }
+  group.shutdown()                 // every loop, waiting for each to stop
+}
+
+/// `VirtualEventLoop`.
+func virtualEventLoopExample() throws {
+  let loop = VirtualEventLoop()
+  try loop.schedule(after: .milliseconds(10)) { print("at 10 ms") }
+  loop.advanceTime(by: .milliseconds(10))   // prints, on this thread
+}
+
+/// `EpollEventLoop` as an executor.
+func epollEventLoopExecutorExample(loop: EpollEventLoop) async {
+  actor Session {
+    let loop: EpollEventLoop
+    var requests = 0
+    init(loop: EpollEventLoop) { self.loop = loop }
+    // Every method of the actor runs on the loop's thread.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+  }
+
+  await withTaskExecutorPreference(loop) {
+    // Child tasks created in here, and nonisolated async code, run on the loop.
+  }
+}
+
+/// `VirtualEventLoop` as an executor.
+func virtualEventLoopExecutorExample() async {
+  let loop = VirtualEventLoop()
+  let task = Task(executorPreference: loop) { loop.now }
+  loop.run()                        // runs the task's first (and only) job
+  print(await task.value)
+}
+
+/// `IsolatedEventLoop`.
+enum IsolatedEventLoopExample {
+  final class Connection {            // not Sendable
+    var idleTimer: TimerHandle?
+    func start(on loop: EpollEventLoop) throws {   // on the loop's thread
+      idleTimer = try loop.assumeIsolated().schedule(after: .seconds(5)) { [self] in close() }
+    }
+    func close() { idleTimer?.cancel() }
+  }
+}
