@@ -121,6 +121,9 @@ import TimerLoop
       try EpollEventLoop(leeway: Duration.milliseconds(100) * 2),
       try EpollEventLoop.startOnNewThread(leeway: .milliseconds(100) * 2),
       try EpollEventLoop.startOnNewThread(name: "duration", leeway: Duration.milliseconds(100) * 2),
+      try EpollEventLoop(leeway: Duration.milliseconds(100) * 2, metricsDelegate: nil),
+      try EpollEventLoop.startOnNewThread(
+        leeway: Duration.milliseconds(100) * 2, metricsDelegate: nil),
     ]
     for loop in loops {
       #expect(loop.leeway == twoHundredMs)

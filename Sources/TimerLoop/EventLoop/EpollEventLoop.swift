@@ -8,7 +8,7 @@ import Synchronization
 /// one eventfd through which other threads wake it.
 ///
 /// Run it on the calling thread with ``run()``, or on a thread of its own with
-/// ``startOnNewThread(name:leeway:metricsDelegate:)``. Each iteration runs one pass of due work (see
+/// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``. Each iteration runs one pass of due work (see
 /// ``EventLoop``), re-arms the timerfd if the earliest deadline changed, and
 /// blocks in `epoll_wait` with no timeout: deadlines live in the absolute
 /// timerfd, so a signal interrupting the wait cannot stretch one. The loop
@@ -113,14 +113,14 @@ public final class EpollEventLoop: EventLoop {
 
   /// Why the loop stopped by itself: the system call that failed on its
   /// thread (`nil` if none did). ``run()`` also throws it to its caller; a
-  /// loop started with ``startOnNewThread(name:leeway:metricsDelegate:)`` has only this.
+  /// loop started with ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)`` has only this.
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
   public static var current: EpollEventLoop? { CurrentLoop.get() as? EpollEventLoop }
 
   /// Creates a loop with `leeway` and `metricsDelegate` (see
-  /// ``init(leeway:metricsDelegate:)``) and runs it on a new thread named
+  /// ``init(leeway:metricsDelegate:)-(TimeAmount,_)``) and runs it on a new thread named
   /// `name` (at most 15 bytes are kept, a Linux limit) until ``shutdown()``.
   ///
   /// - Throws: ``SystemError`` if the descriptors cannot be opened or the thread
@@ -159,7 +159,7 @@ public final class EpollEventLoop: EventLoop {
   /// on this thread.
   ///
   /// Returns at once if the loop is already running elsewhere (including a
-  /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)``) or was shut down.
+  /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``) or was shut down.
   ///
   /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
   ///   the loop's descriptors fails; the loop is shut down first (every closure

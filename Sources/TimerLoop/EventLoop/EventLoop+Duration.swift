@@ -36,24 +36,26 @@ extension IsolatedEventLoop {
 }
 
 extension EpollEventLoop {
-  /// `Duration` form of ``init(leeway:metricsDelegate:)``, with no metrics
-  /// delegate: `leeway` clamped to 0 ... 1 s.
+  /// `Duration` form of ``init(leeway:metricsDelegate:)-(TimeAmount,_)``: `leeway` clamped
+  /// to 0 ... 1 s.
   ///
-  /// - Throws: ``SystemError`` as ``init(leeway:metricsDelegate:)`` does.
+  /// - Throws: ``SystemError`` as ``init(leeway:metricsDelegate:)-(TimeAmount,_)`` does.
   @_disfavoredOverload
-  public convenience init(leeway: Duration) throws(SystemError) {
-    try self.init(leeway: TimeAmount(leeway))
+  public convenience init(
+    leeway: Duration, metricsDelegate: (any EventLoopMetricsDelegate)? = nil
+  ) throws(SystemError) {
+    try self.init(leeway: TimeAmount(leeway), metricsDelegate: metricsDelegate)
   }
 
-  /// `Duration` form of ``startOnNewThread(name:leeway:metricsDelegate:)``,
-  /// with no metrics delegate.
+  /// `Duration` form of ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``.
   ///
-  /// - Throws: ``SystemError`` as ``startOnNewThread(name:leeway:metricsDelegate:)`` does.
+  /// - Throws: ``SystemError`` as ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)`` does.
   @_disfavoredOverload
   public static func startOnNewThread(
-    name: String = "TimerLoop", leeway: Duration
+    name: String = "TimerLoop", leeway: Duration,
+    metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) -> EpollEventLoop {
-    try startOnNewThread(name: name, leeway: TimeAmount(leeway))
+    try startOnNewThread(name: name, leeway: TimeAmount(leeway), metricsDelegate: metricsDelegate)
   }
 }
 

@@ -17,7 +17,7 @@ public final class EventLoopGroup: Sendable {
   private let nextIndex = Atomic<Int>(0)
 
   /// Starts `count` loops (at least one), each on a new thread named
-  /// `TimerLoop-<n>`, with `leeway` (see ``EpollEventLoop/init(leeway:metricsDelegate:)``).
+  /// `TimerLoop-<n>`, with `leeway` (see ``EpollEventLoop/init(leeway:metricsDelegate:)-(TimeAmount,_)``).
   ///
   /// - Parameters:
   ///   - count: how many loops; by default the number of online cores

@@ -1,8 +1,8 @@
 /// Receives a report of every pass of a loop, on the loop's thread, in the
 /// spirit of SwiftNIO's `NIOEventLoopMetricsDelegate` (`processedTick(info:)`).
 ///
-/// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)``,
-/// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)``,
+/// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)-(TimeAmount,_)``,
+/// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``,
 /// ``EventLoopGroup/init(count:leeway:metricsDelegate:)`` or
 /// ``VirtualEventLoop/init(start:metricsDelegate:)``; it is fixed for the
 /// loop's life. A loop without one pays a single predictable branch per pass

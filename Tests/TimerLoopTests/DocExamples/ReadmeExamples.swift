@@ -88,6 +88,22 @@ func readmeServer(fd: CInt) throws {
   }
 }
 
+/// "Observability".
+enum ReadmeObservability {
+  static func example() throws {
+    final class SlowPassLog: EventLoopMetricsDelegate {
+      func processedPass(info: EventLoopPassInfo) {   // on the loop thread, after each pass
+        if info.busy > .milliseconds(5) { print("slow pass: \(info.timersFired) timers in \(info.busy)") }
+      }
+    }
+    let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
+    loop.onTermination { error in print("the loop stopped: \(error)") }
+    let stats = loop.stats   // from any thread
+    print(stats.passes, stats.wakeUps, stats.liveTimers, stats.latenessHistogram)
+    loop.shutdown()
+  }
+}
+
 /// "Executors and the isolated view".
 func readmeExecutors(loop: EpollEventLoop) async {
   actor Session {

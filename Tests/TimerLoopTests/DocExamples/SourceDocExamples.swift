@@ -59,3 +59,16 @@ enum IsolatedEventLoopExample {
     func close() { idleTimer?.cancel() }
   }
 }
+
+/// `EventLoopMetricsDelegate`.
+enum EventLoopMetricsDelegateExample {
+  static func example() throws {
+    final class SlowPassLog: EventLoopMetricsDelegate {
+      func processedPass(info: EventLoopPassInfo) {
+        if info.busy > .milliseconds(5) { print("a pass ran \(info.busy.nanoseconds) ns") }
+      }
+    }
+    let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
+    loop.shutdown()
+  }
+}
