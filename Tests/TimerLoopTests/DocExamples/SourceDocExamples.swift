@@ -72,3 +72,14 @@ enum EventLoopMetricsDelegateExample {
     loop.shutdown()
   }
 }
+
+/// `EventLoopClock`, retrying a connection.
+func eventLoopClockExample(loop: any EventLoop, connect: () async throws -> Void) async throws {
+  func retry<C: Clock<Duration>>(on clock: C, _ attempt: () async throws -> Void) async throws {
+    for backoff in [Duration.milliseconds(100), .milliseconds(200), .milliseconds(400)] {
+      do { return try await attempt() } catch { try await clock.sleep(for: backoff) }
+    }
+    try await attempt()
+  }
+  try await retry(on: loop.clock) { try await connect() }
+}
