@@ -4,8 +4,8 @@ import Testing
 /// Every ```swift block of the README, of the DocC articles and of the doc
 /// comments in Sources must be compiled by a test: it must appear, line for
 /// line, in a file under `Tests/<target>/DocExamples/`, which `swift build
-/// --build-tests` compiles. Lines are compared with their indentation and
-/// blank lines ignored, so an example may sit inside a function or type that
+/// --build-tests` compiles. Lines are compared with their indentation, blank
+/// lines and runs of spaces ignored, so an example may sit inside a function or type that
 /// supplies its context; its `import` lines must be in the same file. Editing
 /// a block without its test, or the test without the block, fails here.
 ///
@@ -84,8 +84,11 @@ import Testing
       .map { "\(directory)/\($0)" }
   }
 
+  /// Lines with their indentation and blank lines dropped and runs of spaces
+  /// collapsed, so that aligning comments differently is not a change.
   static func normalized(_ lines: [String]) -> [String] {
-    lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+      .filter { !$0.isEmpty }
   }
 
   /// Every documented block: the README's, the articles' and the doc comments'.

@@ -60,14 +60,15 @@ extension EpollEventLoop {
 }
 
 extension EventLoopGroup {
-  /// `Duration` form of ``init(count:leeway:metricsDelegate:)``, with no metrics delegate.
+  /// `Duration` form of ``init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)``.
   ///
-  /// - Throws: ``SystemError`` as ``init(count:leeway:metricsDelegate:)`` does.
+  /// - Throws: ``SystemError`` as ``init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` does.
   @_disfavoredOverload
-  public convenience init(count: Int = EventLoopGroup.coreCount, leeway: Duration)
-    throws(SystemError)
-  {
-    try self.init(count: count, leeway: TimeAmount(leeway))
+  public convenience init(
+    count: Int = EventLoopGroup.coreCount, leeway: Duration,
+    metricsDelegate: (any EventLoopMetricsDelegate)? = nil
+  ) throws(SystemError) {
+    try self.init(count: count, leeway: TimeAmount(leeway), metricsDelegate: metricsDelegate)
   }
 }
 

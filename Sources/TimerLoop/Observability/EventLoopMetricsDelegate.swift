@@ -3,7 +3,7 @@
 ///
 /// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)-(TimeAmount,_)``,
 /// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``,
-/// ``EventLoopGroup/init(count:leeway:metricsDelegate:)`` or
+/// ``EventLoopGroup/init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` or
 /// ``VirtualEventLoop/init(start:metricsDelegate:)``; it is fixed for the
 /// loop's life. A loop without one pays a single predictable branch per pass
 /// for the feature.

@@ -60,19 +60,6 @@ enum IsolatedEventLoopExample {
   }
 }
 
-/// `EventLoopMetricsDelegate`.
-enum EventLoopMetricsDelegateExample {
-  static func example() throws {
-    final class SlowPassLog: EventLoopMetricsDelegate {
-      func processedPass(info: EventLoopPassInfo) {
-        if info.busy > .milliseconds(5) { print("a pass ran \(info.busy.nanoseconds) ns") }
-      }
-    }
-    let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
-    loop.shutdown()
-  }
-}
-
 /// `EventLoopClock`, retrying a connection.
 func eventLoopClockExample(loop: any EventLoop, connect: () async throws -> Void) async throws {
   func retry<C: Clock<Duration>>(on clock: C, _ attempt: () async throws -> Void) async throws {
