@@ -142,3 +142,37 @@ extension ReadmeIsolatedConnection.Connection {
   var config: (idleTimeout: TimeAmount, Void) { (.seconds(5), ()) }
   func close(_ reason: Reason) { idleTimer?.cancel() }
 }
+
+/// "async/await": what the examples call, as stand-ins.
+enum ReadmeAsync {
+  static func fetch() async throws -> String { "page" }
+  static func report(at tick: Deadline) {}
+  static func retry<C: Clock<Duration>>(on clock: C) async throws {
+    try await clock.sleep(for: .milliseconds(100))
+  }
+
+  static func example() async throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+
+    try await loop.sleep(for: .milliseconds(250))          // also Duration, or sleep(until: Deadline)
+
+    let page = try await loop.withTimeout(.seconds(2)) {   // throws TimerLoopError.timedOut
+      try await fetch()                                    // cancelled at the deadline
+    }
+
+    for await tick in loop.ticks(every: .seconds(1)) {     // Deadlines on a fixed-rate grid
+      report(at: tick)                                     // ends when this task is cancelled
+    }
+
+    try await retry(on: loop.clock)                        // any generic Clock<Duration> code
+    _ = page
+  }
+
+  static func virtualTime() async {
+    let loop = VirtualEventLoop()
+    let worker = Task { try await retry(on: loop.clock) }  // sleeps 100 ms between attempts
+    await loop.waitForSleepingTasks(atLeast: 1)
+    loop.advanceTime(by: .milliseconds(100))               // the sleeping task resumes
+    worker.cancel()
+  }
+}

@@ -70,3 +70,13 @@ func eventLoopClockExample(loop: any EventLoop, connect: () async throws -> Void
   }
   try await retry(on: loop.clock) { try await connect() }
 }
+
+/// `ticks(every:tolerance:policy:)`.
+enum TicksExample {
+  static func report(at tick: Deadline) {}
+  static func example(loop: any EventLoop) async {
+    for await tick in loop.ticks(every: .seconds(1)) {
+      report(at: tick)  // a slow report drops ticks (.skip) instead of queueing them
+    }
+  }
+}
