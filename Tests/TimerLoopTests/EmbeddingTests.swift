@@ -120,4 +120,17 @@ import Testing
     defer { running.shutdown() }
     #expect(throws: TimerLoopError.wrongThread) { try running.runOnce() }
   }
+
+  /// A failing call of an embedded loop's own stops it, as with `run()`:
+  /// `runOnce()` throws it and `terminationError` keeps it.
+  @Test func aFailingRunOnceStopsTheLoopAndSaysWhy() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    FaultInjection.inject([EIO], into: "epoll_wait")
+    defer { FaultInjection.reset() }
+    #expect(throws: SystemError(syscall: "epoll_wait", errno: EIO)) { try loop.runOnce() }
+    #expect(loop.terminationError == SystemError(syscall: "epoll_wait", errno: EIO))
+    #expect(throws: TimerLoopError.shutdown) { try loop.runOnce() }
+  }
+
 }

@@ -60,6 +60,38 @@ import Testing
     #expect(throws: TimerLoopError.shutdown) { try loop.execute {} }
   }
 
+  /// A failing `epoll_ctl(EPOLL_CTL_DEL)` is thrown, and the descriptor stays
+  /// registered with its handler: dropped while epoll still watched it, a
+  /// readable descriptor would wake the loop over and over with nobody to
+  /// read it.
+  @Test func aFailingDeregistrationIsThrownAndKeepsTheRegistration() throws {
+    var pipeEnds: [CInt] = [0, 0]
+    try #require(pipe(&pipeEnds) == 0)
+    let fds = pipeEnds
+    defer { for fd in fds { close(fd) } }
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }  // before the pipe closes
+    let handled = DispatchSemaphore(value: 0)
+    let registration = try onLoop(loop) {
+      try loop.register(fds[0], for: .readable) { _ in
+        var byte: UInt8 = 0
+        _ = read(fds[0], &byte, 1)
+        handled.signal()
+      }
+    }
+    try onLoop(loop) {
+      FaultInjection.inject([EIO], into: "epoll_ctl")
+      #expect(throws: SystemError(syscall: "epoll_ctl", errno: EIO)) {
+        try registration.deregister()
+      }
+    }
+    var byte: UInt8 = 1
+    #expect(write(fds[1], &byte, 1) == 1)
+    #expect(handled.wait(timeout: .now() + .seconds(30)) == .success, "the handler was dropped")
+    try onLoop(loop) { try registration.deregister() }
+    #expect(loop.terminationError == nil)
+  }
+
   /// A full eventfd counter makes the wake-up write fail with EAGAIN (a real
   /// one, not injected): the loop is already due to wake, so the request is
   /// not lost and nothing fails.

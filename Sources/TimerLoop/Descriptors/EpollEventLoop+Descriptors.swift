@@ -75,9 +75,12 @@ public struct DescriptorRegistration: Sendable {
   /// Stops watching the descriptor, at once: a readiness event for it still
   /// pending in the current batch is dropped. Safe inside its own handler and
   /// inside another handler of the same batch. Does not close the descriptor.
-  /// - Throws: ``TimerLoopError/wrongThread`` off the loop thread.
+  /// - Throws: ``TimerLoopError/wrongThread`` off the loop thread;
+  ///   ``SystemError`` if `epoll_ctl` fails (other than `EBADF` or `ENOENT`):
+  ///   the descriptor then stays registered and its handler keeps being
+  ///   called, so the loop never wakes for events nobody handles.
   public func deregister() throws {
     guard loop.inEventLoop else { throw TimerLoopError.wrongThread }
-    _ = loop.selector.deregister(id)  // the handler is released here
+    _ = try loop.selector.deregister(id)  // the handler is released here
   }
 }

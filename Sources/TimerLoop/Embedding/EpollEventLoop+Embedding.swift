@@ -38,7 +38,8 @@ extension EpollEventLoop {
   ///
   /// - Throws: ``TimerLoopError/wrongThread`` if the loop runs with ``run()``,
   ///   ``TimerLoopError/shutdown`` after shutdown, ``SystemError`` from the
-  ///   loop's own calls (the loop is shut down first, as in ``run()``).
+  ///   loop's own calls (the loop is shut down first and
+  ///   ``EpollEventLoop/terminationError`` keeps it, as with ``run()``).
   public func runOnce() throws {
     let state = lifecycle.withLock { state in
       defer { if state == .idle || state == .embedded { state = .embeddedRunning } }
@@ -86,6 +87,7 @@ extension EpollEventLoop {
         embeddedDeadline.store(earliest?.uptimeNanoseconds ?? .max, ordering: .releasing)
       }
     } catch {
+      failure.withLock { $0 = error }
       scheduler.shutdown()
       throw error
     }

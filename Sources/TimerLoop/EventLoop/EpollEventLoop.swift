@@ -25,7 +25,8 @@ public final class EpollEventLoop: EventLoop {
   public let scheduler: TimerScheduler
   let selector: Selector
   let lifecycle = Locked(Lifecycle.idle)
-  private let failure = Locked<SystemError?>(nil)
+  /// What ``terminationError`` reports.
+  let failure = Locked<SystemError?>(nil)
   /// ``onTermination(_:)``'s handler, and whether the loop has stopped.
   let termination = Locked(TerminationHandler.State())
   /// ``nextDeadline`` of an embedded loop, in monotonic nanoseconds (`Int64.max`: none).
@@ -112,8 +113,9 @@ public final class EpollEventLoop: EventLoop {
   var testsOnly_eventFD: CInt { selector.eventFD }
 
   /// Why the loop stopped by itself: the system call that failed on its
-  /// thread (`nil` if none did). ``run()`` also throws it to its caller; a
-  /// loop started with ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)`` has only this.
+  /// thread, in ``run()`` or ``runOnce()`` (`nil` if none did). They also
+  /// throw it to their caller; a loop started with
+  /// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)`` has only this.
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.

@@ -136,11 +136,16 @@ final class Selector: @unchecked Sendable {
   }
 
   /// Stops watching; returns the handler for the caller to release.
-  func deregister(_ id: UInt64) -> ((Readiness) -> Void)? {
+  ///
+  /// - Throws: the `epoll_ctl` failure, except `EBADF` and `ENOENT` (epoll
+  ///   watches the descriptor no more either way). The registration then
+  ///   stays, still dispatched: dropped while epoll still watched the
+  ///   descriptor, its events would wake the loop with nobody to handle them.
+  func deregister(_ id: UInt64) throws(SystemError) -> ((Readiness) -> Void)? {
     guard let registration = registry.registration(id) else { return nil }
     do {
       try Epoll.control(epollFD, CShims_EPOLL_CTL_DEL(), registration.fd, events: 0, data: 0)
-    } catch {
+    } catch  where error.errno == EBADF || error.errno == ENOENT {
       // EBADF: the descriptor was closed while registered, a programmer error
       // (epoll may still report a duplicate of it). Caught in debug builds.
       assert(error.errno != EBADF, "fd \(registration.fd) was closed while still registered")
