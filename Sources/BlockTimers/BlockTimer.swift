@@ -23,10 +23,11 @@ import TimerLoop
 ///   mapped to it through one anchor per loop, a `Date()` and the loop's `now`
 ///   read together: `deadline = anchor.now + (date - anchor.date)`, so equal
 ///   dates give equal deadlines and timers given the same ``fireDate`` fire in
-///   the order they were scheduled. The anchor is read again when the wall
-///   clock has moved more than 1 ms against the loop's clock since it was
-///   taken (a clock step, a suspended machine, a `VirtualEventLoop` whose time
-///   was advanced), so dates keep counting from the present. Changing the wall
+///   the order they were scheduled. The anchor is read again when the loop's
+///   clock has moved since it was taken and the wall clock has moved more than
+///   1 ms more or less than it (a clock step, a suspended machine, a
+///   `VirtualEventLoop` whose time was advanced), so dates keep counting from
+///   the present; a virtual clock that stands still keeps its anchor. Changing the wall
 ///   clock does not move a timer already scheduled (on Apple's platforms it
 ///   does not either: run loop timers use mach absolute time).
 /// - **Thread.** The block runs on the loop's thread, or on the

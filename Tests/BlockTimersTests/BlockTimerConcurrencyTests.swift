@@ -95,6 +95,58 @@ final class BlockTimerConcurrencyTests: XCTestCase {
     XCTAssertEqual(calls.load(ordering: .relaxed), ended)
   }
 
+  /// A firing that finds a `fire()` running on another thread is skipped (the
+  /// loop does not wait for it), and a `fire()` that had to wait for the
+  /// loop's call of a one-shot finds it ended and does nothing.
+  func testAFiringMeetingAFireOnAnotherThreadIsSkippedAndAOneShotRunsOnce() {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let calls = EventLog<Int>()
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let repeating = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) {
+      _ in
+      calls.append(0)
+      if calls.count == 1 {
+        entered.signal()
+        release.wait()
+      }
+    }
+    let fired = DispatchGroup()
+    fired.enter()
+    Thread {
+      repeating.fire()
+      fired.leave()
+    }.start()
+    entered.wait()
+    loop.advanceTime(by: .ms(10))
+    XCTAssertEqual(calls.count, 1, "the loop's firing was skipped, not run alongside")
+    release.signal()
+    fired.wait()
+    loop.advanceTime(by: .ms(10))
+    XCTAssertEqual(calls.count, 2)
+    repeating.invalidate()
+
+    let fireMade = DispatchSemaphore(value: 0)
+    let oneShot = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: false, on: loop) {
+      _ in
+      calls.append(1)
+      entered.signal()
+      fireMade.wait()
+    }
+    fired.enter()
+    Thread {
+      entered.wait()
+      fireMade.signal()
+      oneShot.fire()
+      fired.leave()
+    }.start()
+    loop.advanceTime(by: .ms(10))
+    fired.wait()
+    XCTAssertEqual(calls.all.filter { $0 == 1 }.count, 1, "a one-shot's block ran twice")
+    XCTAssertFalse(oneShot.isValid)
+  }
+
   /// Issue 10, item 9: `fire()` on other threads overlapped the loop's call
   /// of the same block; calls are one at a time now.
   func testFireFromOtherThreadsNeverOverlapsTheLoopsCall() throws {
