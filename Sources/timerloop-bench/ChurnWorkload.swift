@@ -49,6 +49,7 @@ enum ChurnWorkload {
       case .timerloopHandler: try runTimerLoopHandler(count: count, resets: resets, fired: fired)
       case .foundation: runFoundation(count: count, resets: resets, fired: fired)
       case .dispatch: runDispatch(count: count, resets: resets, fired: fired)
+      case .continuous: preconditionFailure("churn does not run on continuous")
       }
     sink.emit("c", count, "timers")
     sink.emit("r", resets, "resets")

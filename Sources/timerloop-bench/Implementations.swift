@@ -16,6 +16,9 @@ enum Implementation: String, CaseIterable, Sendable {
   case foundation
   /// `DispatchSourceTimer`s on one serial queue, every call made inside `queue.sync`.
   case dispatch
+  /// Swift concurrency's own timers: `Task.sleep` on `ContinuousClock`, tasks on the
+  /// default executor. `sleep` only.
+  case continuous
 }
 
 /// A mutable value shared by the code that arms timers and the callbacks that fire them.

@@ -27,7 +27,8 @@ enum JitterWorkload {
     let recorder =
       switch implementation {
       case .timerloop: try runTimerLoop(count: count, seconds: seconds)
-      case .timerloopHandler: preconditionFailure("jitter does not run on timerloop-handler")
+      case .timerloopHandler, .continuous:
+        preconditionFailure("jitter does not run on \(implementation)")
       case .foundation: runFoundation(count: count, seconds: seconds)
       case .dispatch: runDispatch(count: count, seconds: seconds)
       }

@@ -42,6 +42,7 @@ enum MemoryWorkload {
       case .timerloopHandler: try runTimerLoopHandler(count: count)
       case .foundation: runFoundation(count: count)
       case .dispatch: runDispatch(count: count)
+      case .continuous: preconditionFailure("memory does not run on continuous")
       }
     sink.emit("n", count, "timers")
     sink.emit("rss_before", readings.before, "bytes")

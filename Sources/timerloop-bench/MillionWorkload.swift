@@ -53,6 +53,7 @@ enum MillionWorkload {
       case .timerloopHandler: try runTimerLoopHandler(log)
       case .foundation: runFoundation(log)
       case .dispatch: runDispatch(log)
+      case .continuous: preconditionFailure("million does not run on continuous")
       }
     let cpuAtRunEnd = ProcessStats.cpuSeconds()
     if !log.isComplete {

@@ -29,17 +29,19 @@ struct Options {
                            [--raw] [--plot FILE]
 
     Runs the timer workloads of Benchmarks/README.md on TimerLoop's EpollEventLoop, Foundation.Timer
-    and DispatchSourceTimer, and prints a comparison table (one column per implementation) and a
+    and DispatchSourceTimer (sleep: against Task.sleep), and prints a comparison table (one column per implementation) and a
     one-line verdict per workload: the implementation with the lowest figure of the workload's
     headline metric (the verdict names it) and timerloop's figure as a multiple of it. A case
     that failed a check (a metric printed as bool, e.g. million's ok, jitter's kept_up) or did
     not finish is marked FAIL and ! in the table and left out of the verdict.
 
-    workloads (default: the first four):
+    workloads (default: the first five):
       million   N one-shot timers due 1 + i/1000 ms; checks each fires once, in order (N = 1,000,000)
       churn     C timers 30 s ahead, 2,000,000 resets (Foundation: 20,000), cancel all (C = 100,000)
       jitter    K repeating 10 ms timers on a 10 ms/K phase grid; lateness and CPU (K = 10,000, 3 s)
       memory    resident bytes per timer for N timers due in 1 hour (N = 1,000,000)
+      sleep     T tasks each sleep a random 1-1,000 ms five times: the loop's sleep on its task
+                executor vs Task.sleep; bytes per task, CPU per wake-up, lateness (T = 10,000)
       scaling   churn and million at N/1000, N/100, N/10 and N timers, TimerLoop only
                 (N = 10,000,000; under a minute, about 2 GB)
       soak      C live timers churned for --seconds, resident set sampled every second,
@@ -50,10 +52,10 @@ struct Options {
 
     options:
       --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn,
-                     memory and cross), foundation or dispatch; repeat it or separate with commas
-                     (default: all)
+                     memory and cross), foundation, dispatch or continuous (Task.sleep: sleep
+                     only); repeat it or separate with commas (default: all)
       --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
-                     K (jitter)
+                     K (jitter), T (sleep)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
                      the format of the C peers in Benchmarks/peers (for scripts)
@@ -130,7 +132,11 @@ struct Options {
     }
     if !workloads.isEmpty { self.workloads = workloads }
     if !implementations.isEmpty { self.implementations = implementations }
-    if cases.isEmpty { throw UsageError("scaling and soak run on timerloop only") }
+    if cases.isEmpty {
+      throw UsageError(
+        "no selected workload runs on the selected implementations (scaling, soak and cross:"
+          + " TimerLoop only; sleep: timerloop and continuous only)")
+    }
   }
 
   /// Every selected workload on every selected implementation it runs on, workload by

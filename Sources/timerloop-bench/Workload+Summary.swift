@@ -47,6 +47,14 @@ extension Workload {
           "bytes_left_per_timer", "fired",
         ],
         headline: "pair_ns")
+    case .sleep:
+      WorkloadSummary(
+        name: rawValue,
+        rows: [
+          "t", "wakeups", "bytes_per_task", "cpu_us_per_wakeup", "min_us", "p50_us", "p99_us",
+          "max_us", "early", "total_s",
+        ],
+        headline: "cpu_us_per_wakeup")
     }
   }
 }

@@ -14,14 +14,17 @@ enum Workload: String, CaseIterable, Sendable {
   case soak
   /// ``CrossWorkload``: timers scheduled and cancelled from a thread other than the loop's.
   case cross
+  /// ``SleepWorkload``: T tasks sleeping five random spans each, on the loop and on `Task.sleep`.
+  case sleep
 
-  /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`.
+  /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`
+  /// and `sleep` (at its default T of 10,000, about ten seconds for both implementations).
   /// `scaling` takes half a minute and gigabytes, `soak` a minute or more, so they run only
   /// when named.
-  static let defaults: [Workload] = [.million, .churn, .jitter, .memory]
+  static let defaults: [Workload] = [.million, .churn, .jitter, .memory, .sleep]
 
-  /// The default of the count `--timers` sets: N (million, memory), C (churn), K (jitter), or
-  /// the largest size (scaling).
+  /// The default of the count `--timers` sets: N (million, memory), C (churn), K (jitter), T
+  /// (sleep), or the largest size (scaling).
   var defaultTimers: Int {
     switch self {
     case .million: MillionWorkload.defaultCount
@@ -31,17 +34,20 @@ enum Workload: String, CaseIterable, Sendable {
     case .scaling: ScalingWorkload.defaultCount
     case .soak: SoakWorkload.defaultCount
     case .cross: CrossWorkload.defaultCount
+    case .sleep: SleepWorkload.defaultCount
     }
   }
 
   /// Whether the workload runs on `implementation`: `scaling` and `soak` measure TimerLoop
-  /// alone, `cross` both TimerLoop APIs, jitter does not run on `timerloop-handler`, the
-  /// others run everywhere.
+  /// alone, `cross` both TimerLoop APIs, jitter does not run on `timerloop-handler`, `sleep`
+  /// compares the loop with `continuous` only (timers without tasks have no sleep to compare),
+  /// the others run everywhere.
   func runs(on implementation: Implementation) -> Bool {
     switch implementation {
     case .timerloop: true
     case .timerloopHandler: [.million, .churn, .memory, .cross].contains(self)
-    case .foundation, .dispatch: ![.scaling, .soak, .cross].contains(self)
+    case .foundation, .dispatch: ![.scaling, .soak, .cross, .sleep].contains(self)
+    case .continuous: self == .sleep
     }
   }
 }
@@ -77,6 +83,8 @@ struct BenchmarkCase: CustomStringConvertible {
         implementation, count: count, seconds: seconds ?? SoakWorkload.defaultSeconds, sink: sink)
     case .cross:
       try CrossWorkload.run(implementation, count: count, sink: sink)
+    case .sleep:
+      try SleepWorkload.run(implementation, count: count, sink: sink)
     }
   }
 }

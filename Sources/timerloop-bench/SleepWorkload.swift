@@ -1,0 +1,159 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TimerLoop
+
+/// `sleep`: T tasks sleep at once, each a random 1–1,000 ms five times in a row (the
+/// durations come from a fixed seed, the same on every implementation), as a server's tasks
+/// wait on timeouts and backoffs.
+///
+/// - `timerloop`: `loop.sleep(until:)` on an `EpollEventLoop` running on a thread of its own;
+///   every task prefers the loop as its task executor (`Task(executorPreference:)`), so it
+///   runs, sleeps and wakes on the loop's thread.
+/// - `continuous`: `Task.sleep(until:clock:)` on `ContinuousClock`, tasks on the default
+///   executor.
+///
+/// Measures the resident-set growth per sleeping task (read once every task has started its
+/// first sleep), the process CPU of the whole run per wake-up (task creation included), the
+/// lateness of every wake-up against its deadline as the task sees it (µs percentiles;
+/// `early` counts wake-ups before their deadline, which must be none), and the wall time
+/// from the first task created to the last one finished. `ok=1` when every task woke five
+/// times and none early.
+enum SleepWorkload {
+  /// T when `--timers` is not given: 10,000, so that the default run stays short
+  /// (`Task.sleep` at T = 100,000 takes over a minute); the README's figures are at 100,000.
+  static let defaultCount = 10_000
+  /// Sleeps per task.
+  static let rounds = 5
+  /// How long the run may take before it is declared stuck: five sleeps of at most 1 s,
+  /// with room for a slow executor.
+  static let patience = DispatchTimeInterval.seconds(600)
+
+  /// Runs the workload with `count` tasks on `implementation` and emits its metrics.
+  static func run(_ implementation: Implementation, count: Int, sink: MetricSink) throws {
+    let recorder = SleepRecorder(tasks: count)
+    let rssBefore = ProcessStats.residentBytes()
+    let cpuBefore = ProcessStats.cpuSeconds()
+    let start = Deadline.now()
+    let finished: Bool
+    let rssSleeping: Int
+    switch implementation {
+    case .timerloop:
+      let loop = try EpollEventLoop.startOnNewThread(name: "sleep-bench")
+      defer { loop.shutdown() }
+      for task in 0..<count {
+        Task(executorPreference: loop) {
+          recorder.taskStarts()
+          for round in 0..<rounds {
+            let deadline = Deadline.now() + recorder.duration(task: task, round: round)
+            try? await loop.sleep(until: deadline)
+            recorder.record(lateness: Deadline.now() - deadline)
+          }
+          recorder.taskEnds()
+        }
+      }
+      rssSleeping = recorder.residentBytesOnceAllSleep()
+      finished = recorder.waitForAllTasks(timeout: patience)
+    case .continuous:
+      for task in 0..<count {
+        Task {
+          recorder.taskStarts()
+          for round in 0..<rounds {
+            let sleep = Duration.nanoseconds(recorder.duration(task: task, round: round).nanoseconds)
+            let deadline = ContinuousClock.now + sleep
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            recorder.record(lateness: TimeAmount(ContinuousClock.now - deadline))
+          }
+          recorder.taskEnds()
+        }
+      }
+      rssSleeping = recorder.residentBytesOnceAllSleep()
+      finished = recorder.waitForAllTasks(timeout: patience)
+    case .timerloopHandler, .foundation, .dispatch:
+      preconditionFailure("sleep runs on timerloop and continuous only")
+    }
+    let wall = Deadline.now() - start
+    let cpu = ProcessStats.cpuSeconds() - cpuBefore
+    if !finished { printError("sleep on \(implementation): gave up waiting for the tasks") }
+    let wakeUps = recorder.sampleCount
+    let early = recorder.earlyCount
+    sink.emit("t", count, "tasks")
+    sink.emit("wakeups", wakeUps, "count")
+    sink.emit("expected_wakeups", count * rounds, "count")
+    sink.emit(
+      "bytes_per_task", Double(rssSleeping - rssBefore) / Double(count), digits: 1, "bytes")
+    sink.emit("cpu_us_per_wakeup", cpu * 1e6 / Double(max(wakeUps, 1)), digits: 2, "us")
+    recorder.latencySummary()?.emit(to: sink)
+    sink.emit("early", early, "count")
+    sink.emit("total_s", wall.seconds, digits: 3, "s")
+    sink.emit("ok", finished && wakeUps == count * rounds && early == 0 ? 1 : 0, "bool")
+  }
+}
+
+/// The `sleep` workload's bookkeeping, shared by tasks on any thread: each lateness sample
+/// goes to a slot of its own (claimed with an atomic add), and the samples are read only
+/// after every task has ended (a semaphore orders the memory).
+final class SleepRecorder: @unchecked Sendable {
+  let tasks: Int
+  private let samples: UnsafeMutableBufferPointer<Int64>
+  private let nextSample = Atomic<Int>(0)
+  private let early = Atomic<Int>(0)
+  private let started = Atomic<Int>(0)
+  private let ended = Atomic<Int>(0)
+  private let allStarted = DispatchSemaphore(value: 0)
+  private let allEnded = DispatchSemaphore(value: 0)
+
+  init(tasks: Int) {
+    self.tasks = tasks
+    samples = .allocate(capacity: tasks * SleepWorkload.rounds)
+  }
+
+  deinit {
+    samples.deallocate()
+  }
+
+  /// Sleep `round` of `task`: 1 to 1,000 whole milliseconds, from SplitMix64 over a fixed seed.
+  func duration(task: Int, round: Int) -> TimeAmount {
+    var z = UInt64(task * SleepWorkload.rounds + round) &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    return .milliseconds(Int64(z % 1_000) + 1)
+  }
+
+  /// A task is about to start its first sleep.
+  func taskStarts() {
+    if started.add(1, ordering: .relaxed).newValue == tasks { allStarted.signal() }
+  }
+
+  func taskEnds() {
+    if ended.add(1, ordering: .releasing).newValue == tasks { allEnded.signal() }
+  }
+
+  /// How late a task woke from one sleep.
+  func record(lateness: TimeAmount) {
+    if lateness < .zero { early.add(1, ordering: .relaxed) }
+    let index = nextSample.add(1, ordering: .relaxed).oldValue
+    if index < samples.count { samples[index] = lateness.nanoseconds }
+  }
+
+  /// The resident set once every task has started its first sleep.
+  func residentBytesOnceAllSleep() -> Int {
+    allStarted.wait()
+    return ProcessStats.residentBytes()
+  }
+
+  /// Waits for the last task to end; whether it did within `timeout`.
+  func waitForAllTasks(timeout: DispatchTimeInterval) -> Bool {
+    allEnded.wait(timeout: .now() + timeout) == .success
+  }
+
+  var sampleCount: Int { min(nextSample.load(ordering: .acquiring), samples.count) }
+
+  var earlyCount: Int { early.load(ordering: .relaxed) }
+
+  /// Percentiles of the recorded lateness; sorts the samples. Call after every task ended.
+  func latencySummary() -> LatencySummary? {
+    LatencySummary(sorting: UnsafeMutableBufferPointer(rebasing: samples[..<sampleCount]))
+  }
+}
