@@ -168,6 +168,38 @@ struct ExecutorTests {
     await task.value
   }
 
+  /// A task on the loop's executor, asleep on the loop when it shuts down,
+  /// ends with ``TimerLoopError/shutdown`` instead of hanging: the job that
+  /// resumes it runs on the fallback queue. Sleeps on virtual time resume in
+  /// deadline order, and run on the loop.
+  @Test func tasksOnTheLoopSleepOnItAndEndWhenItShutsDown() async throws {
+    let virtual = VirtualEventLoop()
+    let log = EventLog<Int>()
+    let sleepers = [30, 10, 20].map { ms in
+      Task(executorPreference: virtual) {
+        try await virtual.sleep(for: .milliseconds(Int64(ms)))
+        if virtual.inEventLoop { log.append(ms) }
+      }
+    }
+    virtual.run()
+    virtual.advanceTime(by: .milliseconds(30))
+    for sleeper in sleepers { try await sleeper.value }
+    #expect(log.all == [10, 20, 30])
+
+    let loop = try EpollEventLoop.startOnNewThread(name: "exec-sleep")
+    let sleeper = Task(executorPreference: loop) { () async -> (any Error)? in
+      do {
+        try await loop.sleep(for: .seconds(3600))
+        return nil
+      } catch {
+        return error
+      }
+    }
+    await loop.waitForSleepingTasks(atLeast: 1)
+    loop.shutdown()
+    #expect(await sleeper.value as? TimerLoopError == .shutdown)
+  }
+
   /// Jobs are never dropped: those queued when the loop shuts down, and
   /// those enqueued after, run on the fallback queue, in order.
   @Test func jobsPendingAtAndAfterShutdownStillRun() async throws {
