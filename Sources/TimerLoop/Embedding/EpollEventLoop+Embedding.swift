@@ -38,7 +38,7 @@ extension EpollEventLoop {
   ///
   /// - Throws: ``TimerLoopError/wrongThread`` if the loop runs with ``run()``,
   ///   ``TimerLoopError/shutdown`` after shutdown, ``SystemError`` from the
-  ///   loop's own calls (the loop is shut down first and
+  ///   loop's own calls or another thread's failed wake-up write (the loop is shut down first and
   ///   ``EpollEventLoop/terminationError`` keeps it, as with ``run()``).
   public func runOnce() throws {
     let state = lifecycle.withLock { state in
@@ -76,7 +76,10 @@ extension EpollEventLoop {
       let now = Deadline.now()
       // Every call follows a wait of the host's.
       scheduler.passDidEnd(outcome, start: start, end: now, wokeUp: true)
-      guard !scheduler.isShutdown else { return }
+      guard !scheduler.isShutdown else {
+        if let error = scheduler.wakeUpFailure { throw error }
+        return
+      }
       let (earliest, hasTasks) = scheduler.pendingWork
       if hasTasks || earliest.map({ $0 <= now }) == true {
         // Work for the very next call: make the descriptor readable now.

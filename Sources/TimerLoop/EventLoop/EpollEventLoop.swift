@@ -75,11 +75,14 @@ public final class EpollEventLoop: EventLoop {
     self.leeway = min(max(leeway, .zero), .seconds(1))
     selector = try Selector()
     let eventFD = selector.eventFD
+    let timerFD = selector.timerFD
     scheduler = TimerScheduler(
-      clock: .monotonic, loopType: "EpollEventLoop", metricsDelegate: metricsDelegate
-    ) {
-      try? EventFD.signal(eventFD)
-    }
+      clock: .monotonic, loopType: "EpollEventLoop", metricsDelegate: metricsDelegate,
+      wakeUp: { () throws(SystemError) in try EventFD.signal(eventFD) },
+      // The timerfd, set to expire at once, makes epoll_wait return. Called
+      // under the inbox lock, before shutdown closes it, with a valid time:
+      // none of timerfd_settime's errors (EBADF, EFAULT, EINVAL) can occur.
+      wakeUpToStop: { try? TimerFD.setTime(timerFD, deadline: .distantPast) })
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }
 
@@ -112,9 +115,11 @@ public final class EpollEventLoop: EventLoop {
   /// The loop's eventfd, so a test can fill its counter.
   var testsOnly_eventFD: CInt { selector.eventFD }
 
-  /// Why the loop stopped by itself: the system call that failed on its
-  /// thread, in ``run()`` or ``runOnce()`` (`nil` if none did). They also
-  /// throw it to their caller; a loop started with
+  /// Why the loop stopped by itself (`nil` if it did not): the system call
+  /// that failed on its thread, in ``run()`` or ``runOnce()``, or the wake-up
+  /// write (`eventfd_write`) that failed when another thread gave the loop
+  /// work (that call threw ``TimerLoopError/shutdown``). ``run()`` and
+  /// ``runOnce()`` also throw it to their caller; a loop started with
   /// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)`` has only this.
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
@@ -164,8 +169,9 @@ public final class EpollEventLoop: EventLoop {
   /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``) or was shut down.
   ///
   /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
-  ///   the loop's descriptors fails; the loop is shut down first (every closure
-  ///   released, descriptors closed).
+  ///   the loop's descriptors fails, or another thread's wake-up write
+  ///   (`eventfd_write`; see ``terminationError``); the loop is shut down first
+  ///   (every closure released, descriptors closed).
   public func run() throws(SystemError) {
     guard claim() else { return }
     try runClaimed()
@@ -205,13 +211,13 @@ public final class EpollEventLoop: EventLoop {
     }
     var buffers = TimerScheduler.PassBuffers()
     var wokeUp = false  // the previous wait blocked
-    do {
+    do throws(SystemError) {
       while true {
         let start = Deadline.now()
         let outcome = scheduler.runPass(now: start, buffers: &buffers)
         let now = Deadline.now()
         scheduler.passDidEnd(outcome, start: start, end: now, wokeUp: wokeUp)
-        if scheduler.isShutdown { return }
+        if scheduler.isShutdown { break }
         let (earliest, hasTasks) = scheduler.pendingWork
         var block = !hasTasks
         if let earliest, earliest <= now {
@@ -219,10 +225,15 @@ public final class EpollEventLoop: EventLoop {
         } else {
           try selector.arm(earliest, leeway: leeway, now: now)
         }
+        // Again after arming: a failed wake-up write sets the timerfd to
+        // stop the loop (see TimerScheduler's `append`), and `arm` may have
+        // just reset it.
+        if scheduler.isShutdownFlag.load(ordering: .sequentiallyConsistent) { break }
         wokeUp = block
         try selector.wait(block: block)
         dispatchReadyDescriptors()
       }
+      if let error = scheduler.wakeUpFailure { throw error }
     } catch {
       // Recorded before the deferred shutdown, so whoever waits for the stop sees why.
       failure.withLock { $0 = error }
@@ -240,6 +251,8 @@ public final class EpollEventLoop: EventLoop {
   /// would deadlock). Called from a closure on the
   /// loop thread, it returns at once and the loop stops after that closure.
   /// Idempotent; later scheduling calls throw ``TimerLoopError/shutdown``.
+  /// If its wake-up write (`eventfd_write`) fails, it wakes the loop by
+  /// setting the loop's timerfd to expire at once, so it still returns.
   public func shutdown() {
     scheduler.shutdown()
     // From a callback: the loop cleans up as its run() or runOnce() returns.

@@ -40,8 +40,8 @@ public final class VirtualEventLoop: EventLoop {
   ) {
     clock = VirtualClock(start: start)
     scheduler = TimerScheduler(
-      clock: .virtual(clock), loopType: "VirtualEventLoop", metricsDelegate: metricsDelegate
-    ) {}
+      clock: .virtual(clock), loopType: "VirtualEventLoop", metricsDelegate: metricsDelegate,
+      wakeUp: {}, wakeUpToStop: {})
     scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }

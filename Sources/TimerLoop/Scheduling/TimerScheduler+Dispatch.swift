@@ -73,7 +73,9 @@ extension TimerScheduler {
     // window to close, by which time the call has started.
     admitting.store(true, ordering: .sequentiallyConsistent)
     let applied = applyPendingRequests()
-    let body = admit(timer)
+    // A shutdown drops the cancels still in the inbox: none may be admitted
+    // past, so the flag is read inside the window too.
+    let body = isShutdownFlag.load(ordering: .sequentiallyConsistent) ? nil : admit(timer)
     let tag = table.pointee[entry: timer.slot].tag
     admitting.store(false, ordering: .releasing)
     // Released after the window (see AppliedRequests) and before the call: a

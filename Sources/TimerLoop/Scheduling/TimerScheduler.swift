@@ -19,7 +19,9 @@ import Synchronization
 ///   the loop gives it a slot.
 /// - Only the first request after the loop last looked writes the wake-up
 ///   (`wakeupPending`). The write happens under the inbox lock, so it can never
-///   reach a descriptor that shutdown has closed.
+///   reach a descriptor that shutdown has closed. If the write fails, the loop
+///   could sleep through that request and every later one, so the scheduler
+///   shuts down instead and wakes the loop another way, to stop (see `append`).
 /// - Closures are never released while the table is being changed: a captured
 ///   object's `deinit` may call back into the loop.
 /// - After shutdown every call that would add work throws
@@ -52,6 +54,8 @@ public final class TimerScheduler: @unchecked Sendable {
     var nextTicket: UInt64 = 0
     var isShutdown = false
     var wakeupPending = false
+    /// Why a wake-up write failed, shutting the scheduler down.
+    var wakeUpFailure: SystemError?
     /// Where jobs go once the loop has stopped running them; `nil` until
     /// the table's owner retires the job queue after shutdown.
     var fallback: DispatchQueue?
@@ -90,7 +94,11 @@ public final class TimerScheduler: @unchecked Sendable {
   /// `pthread_self()` of the thread that owns `table`, or 0 while none does.
   let loopThread = Atomic<UInt>(0)
   /// Wakes the loop's thread; called with the inbox lock held.
-  private let wakeUp: @Sendable () -> Void
+  private let wakeUp: @Sendable () throws(SystemError) -> Void
+  /// Wakes the loop's thread another way, once the scheduler is marked shut
+  /// down because `wakeUp` failed, so that the loop stops; called with the
+  /// inbox lock held.
+  private let wakeUpToStop: @Sendable () -> Void
   /// How many wake-ups were written, so tests can see that bursts coalesce.
   let wakeUpWrites = Atomic<Int>(0)
   /// The executors jobs run as (see ``JobExecutor``): set by the owning
@@ -109,11 +117,13 @@ public final class TimerScheduler: @unchecked Sendable {
 
   init(
     clock: Clock, loopType: String, metricsDelegate: (any EventLoopMetricsDelegate)?,
-    wakeUp: @escaping @Sendable () -> Void
+    wakeUp: @escaping @Sendable () throws(SystemError) -> Void,
+    wakeUpToStop: @escaping @Sendable () -> Void
   ) {
     self.clock = clock
     self.metricsDelegate = metricsDelegate
     self.wakeUp = wakeUp
+    self.wakeUpToStop = wakeUpToStop
     let start: Deadline =
       switch clock {
       case .monotonic: .now()
@@ -184,17 +194,19 @@ public final class TimerScheduler: @unchecked Sendable {
       return table.pointee.insert(
         deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
     }
-    let ticket = try inbox.withLock { (inbox) throws(TimerLoopError) -> UInt64 in
+    let (ticket, dropped) = try inbox.withLock {
+      (inbox) throws(TimerLoopError) -> (UInt64, [Request]?) in
       guard !inbox.isShutdown else { throw .shutdown }
       let ticket = inbox.nextTicket
       inbox.nextTicket += 1
-      append(
+      let dropped = append(
         .schedule(
           ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag,
           body: body),
         to: &inbox)
-      return ticket
+      return (ticket, dropped)
     }
+    if let dropped { try didFailToWakeUp(dropping: dropped) }
     return .remote(ticket: ticket)
   }
 
@@ -224,8 +236,10 @@ public final class TimerScheduler: @unchecked Sendable {
 
   private func stop(_ id: TimerID, invalidating: Bool) {
     guard inLoopThread else {
-      // After shutdown there is nothing left to cancel.
-      guard (try? send(invalidating ? .invalidate(id) : .cancel(id))) != nil else { return }
+      // Refused after shutdown, or dropped by a shutdown (one its own failed
+      // wake-up started, too): the loop then admits no timer (see `fire`),
+      // but may already be in the window, committed, so this waits either way.
+      try? send(invalidating ? .invalidate(id) : .cancel(id))
       var spins = 0
       while admitting.load(ordering: .sequentiallyConsistent) {
         spins += 1
@@ -296,7 +310,8 @@ public final class TimerScheduler: @unchecked Sendable {
 
   // MARK: Shutdown
 
-  /// Marks the scheduler shut down and wakes the loop. Requests still in the
+  /// Marks the scheduler shut down and wakes the loop (if the wake-up write
+  /// fails, another way: see `markShutdown`). Requests still in the
   /// inbox are dropped (their closures released), except jobs, which stay
   /// for ``releaseTable()``; the timers already in the table are released by
   /// ``releaseTable()`` on the thread that owns it. Then, on this thread,
@@ -306,21 +321,43 @@ public final class TimerScheduler: @unchecked Sendable {
   func shutdown() -> Bool {
     let dropped: [Request]? = inbox.withLock { inbox -> [Request]? in
       guard !inbox.isShutdown else { return nil }
-      inbox.isShutdown = true
-      isShutdownFlag.store(true, ordering: .relaxed)
-      wakeUp()
-      let requests = inbox.requests
-      inbox.requests = requests.filter {
-        if case .execute(let work) = $0 { work.isJob } else { false }
-      }
-      return requests
+      return markShutdown(&inbox)
     }
-    guard dropped != nil else { return false }
-    // Outside the inbox lock: attachments cancel timers and release closures,
-    // whose deinit may call back in (and now gets TimerLoopError.shutdown).
-    notifyAttachmentsOfShutdown()
-    return true  // the dropped closures are released here, outside the lock
+    guard let dropped else { return false }
+    finishShutdown(dropping: dropped)
+    return true
   }
+
+  /// Marks the scheduler shut down and wakes the loop: with `wakeUp`, or with
+  /// `wakeUpToStop` if that fails or already failed. Returns the inbox's
+  /// requests to drop; jobs stay for ``releaseTable()``. Inbox lock held.
+  private func markShutdown(_ inbox: inout Inbox) -> [Request] {
+    inbox.isShutdown = true
+    // Sequentially consistent: the loop loads it after it last arms its
+    // timerfd, which `wakeUpToStop` sets (see EpollEventLoop).
+    isShutdownFlag.store(true, ordering: .sequentiallyConsistent)
+    if inbox.wakeUpFailure != nil {
+      wakeUpToStop()
+    } else {
+      do { try wakeUp() } catch { wakeUpToStop() }
+    }
+    let requests = inbox.requests
+    inbox.requests = requests.filter {
+      if case .execute(let work) = $0 { work.isJob } else { false }
+    }
+    return requests
+  }
+
+  /// The rest of a shutdown, outside the inbox lock: attachments cancel
+  /// timers and release closures, whose deinit may call back in (and now gets
+  /// TimerLoopError.shutdown). The dropped closures are released last.
+  private func finishShutdown(dropping dropped: [Request]) {
+    notifyAttachmentsOfShutdown()
+    withExtendedLifetime(dropped) {}
+  }
+
+  /// The failure of a wake-up write that shut the scheduler down, if one did.
+  var wakeUpFailure: SystemError? { inbox.withLock { $0.wakeUpFailure } }
 
   /// Empties the table, releasing every timer and task closure, then hands
   /// the jobs it held, and those still in the inbox, to the fallback queue
@@ -396,23 +433,47 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   private func send(_ request: Request) throws(TimerLoopError) {
-    try inbox.withLock { (inbox) throws(TimerLoopError) in
+    let dropped = try inbox.withLock { (inbox) throws(TimerLoopError) -> [Request]? in
       guard !inbox.isShutdown else {
         guard case .execute(let work) = request, work.isJob else { throw .shutdown }
         acceptAfterShutdown(work, inbox: &inbox)
-        return
+        return nil
       }
-      append(request, to: &inbox)
+      return append(request, to: &inbox)
+    }
+    if let dropped { try didFailToWakeUp(dropping: dropped) }
+  }
+
+  /// Queues `request` and, if it is the first since the loop last looked,
+  /// writes the wake-up.
+  ///
+  /// If that write fails (other than `EAGAIN`, a full counter, which already
+  /// wakes the loop), the loop could sleep through this request and every
+  /// later one, which write no wake-up. So the scheduler records the failure
+  /// (``wakeUpFailure``, which the loop throws as it stops) and shuts down,
+  /// waking the loop with `wakeUpToStop`; `request` is dropped with the rest
+  /// of the inbox (a job stays, to retire). Returns the dropped requests for
+  /// the caller to release outside the lock (`nil` if the write succeeded).
+  private func append(_ request: Request, to inbox: inout Inbox) -> [Request]? {
+    inbox.requests.append(request)
+    inboxPending.store(true, ordering: .sequentiallyConsistent)
+    guard !inbox.wakeupPending else { return nil }
+    inbox.wakeupPending = true
+    wakeUpWrites.add(1, ordering: .relaxed)
+    do {
+      try wakeUp()
+      return nil
+    } catch {
+      inbox.wakeUpFailure = error
+      return markShutdown(&inbox)
     }
   }
 
-  private func append(_ request: Request, to inbox: inout Inbox) {
-    inbox.requests.append(request)
-    inboxPending.store(true, ordering: .sequentiallyConsistent)
-    guard !inbox.wakeupPending else { return }
-    inbox.wakeupPending = true
-    wakeUpWrites.add(1, ordering: .relaxed)
-    wakeUp()
+  /// Ends the call whose wake-up write failed (see `append`): the request
+  /// was not taken, so the caller learns it as after any shutdown.
+  private func didFailToWakeUp(dropping dropped: [Request]) throws(TimerLoopError) -> Never {
+    finishShutdown(dropping: dropped)
+    throw .shutdown
   }
 }
 
