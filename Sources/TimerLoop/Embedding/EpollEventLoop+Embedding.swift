@@ -75,7 +75,8 @@ extension EpollEventLoop {
       let outcome = scheduler.runPass(now: start, buffers: &buffers)
       let now = Deadline.now()
       // Every call follows a wait of the host's.
-      scheduler.passDidEnd(outcome, start: start, end: now, wokeUp: true)
+      scheduler.passDidEnd(
+        outcome, start: start, end: now, wokeUp: true, delegate: scheduler.metricsDelegate)
       guard !scheduler.isShutdown else {
         if let error = scheduler.wakeUpFailure { throw error }
         return

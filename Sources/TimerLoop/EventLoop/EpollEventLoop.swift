@@ -210,13 +210,15 @@ public final class EpollEventLoop: EventLoop {
       CurrentLoop.restore(previous)
     }
     var buffers = TimerScheduler.PassBuffers()
+    let metricsDelegate = scheduler.metricsDelegate  // once, not per pass
     var wokeUp = false  // the previous wait blocked
     do throws(SystemError) {
       while true {
         let start = Deadline.now()
         let outcome = scheduler.runPass(now: start, buffers: &buffers)
         let now = Deadline.now()
-        scheduler.passDidEnd(outcome, start: start, end: now, wokeUp: wokeUp)
+        scheduler.passDidEnd(
+          outcome, start: start, end: now, wokeUp: wokeUp, delegate: metricsDelegate)
         if scheduler.isShutdown { break }
         let (earliest, hasTasks) = scheduler.pendingWork
         var block = !hasTasks

@@ -82,11 +82,13 @@ public final class VirtualEventLoop: EventLoop {
       isAdvancing.store(false, ordering: .releasing)
     }
     var buffers = TimerScheduler.PassBuffers()
+    let metricsDelegate = scheduler.metricsDelegate  // once, not per pass
     var wokeUp = false  // the clock moved to a deadline: a real loop's timerfd would have expired
     while !scheduler.isShutdown {
       let start = clock.now
       let outcome = scheduler.runPass(now: start, buffers: &buffers)
-      scheduler.passDidEnd(outcome, start: start, end: clock.now, wokeUp: wokeUp)
+      scheduler.passDidEnd(
+        outcome, start: start, end: clock.now, wokeUp: wokeUp, delegate: metricsDelegate)
       wokeUp = false
       if scheduler.hasQueuedTasks { continue }
       guard let earliest = scheduler.pendingWork.earliestDeadline, earliest <= target,

@@ -5,8 +5,10 @@
 /// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``,
 /// ``EventLoopGroup/init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` or
 /// ``VirtualEventLoop/init(start:metricsDelegate:)``; it is fixed for the
-/// loop's life. A loop without one pays a single predictable branch per pass
-/// for the feature.
+/// loop's life. It is a class, which the loop reads once per call of
+/// ``EpollEventLoop/run()``, ``EpollEventLoop/runOnce()`` or
+/// ``VirtualEventLoop/advanceTime(to:)`` rather than per pass, so a loop
+/// without one pays a single predictable branch per pass for the feature.
 ///
 /// ```swift
 /// final class SlowPassLog: EventLoopMetricsDelegate {
@@ -16,7 +18,7 @@
 /// }
 /// let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
 /// ```
-public protocol EventLoopMetricsDelegate: Sendable {
+public protocol EventLoopMetricsDelegate: AnyObject, Sendable {
   /// Called after every pass (see ``EventLoop``), including one that ran
   /// nothing (a wake-up that found no timer due yet), on the loop's thread,
   /// before the loop waits again: by ``EpollEventLoop/run()``,

@@ -7,16 +7,20 @@ extension TimerScheduler {
     var lateness: TimeAmount?
   }
 
-  /// Counts a pass that ran from `start` to `end` and reports it to the
-  /// metrics delegate, if the loop has one. `wokeUp`: the pass followed a
-  /// wait (``EventLoopStats/wakeUps``). Loop thread only.
-  func passDidEnd(_ outcome: PassOutcome, start: Deadline, end: Deadline, wokeUp: Bool) {
+  /// Counts a pass that ran from `start` to `end` and reports it to
+  /// `delegate`, the loop's ``metricsDelegate`` as its caller read it once
+  /// for all the passes of a run. `wokeUp`: the pass followed a wait
+  /// (``EventLoopStats/wakeUps``). Loop thread only.
+  func passDidEnd(
+    _ outcome: PassOutcome, start: Deadline, end: Deadline, wokeUp: Bool,
+    delegate: (any EventLoopMetricsDelegate)?
+  ) {
     counters.record(outcome, wokeUp: wokeUp, liveTimers: liveTimers)
     // The only cost of the delegate to a loop that has none.
-    guard let metricsDelegate else { return }
+    guard let delegate else { return }
     let asleep = max(start - lastPassEnd, .zero)
     lastPassEnd = end
-    metricsDelegate.processedPass(
+    delegate.processedPass(
       info: EventLoopPassInfo(
         start: start, timersFired: outcome.timersFired, tasksRun: outcome.tasksRun,
         lateness: outcome.lateness, asleep: asleep, busy: end - start))

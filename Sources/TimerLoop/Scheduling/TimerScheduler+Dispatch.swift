@@ -32,14 +32,16 @@ extension TimerScheduler {
   func runPass(now: Deadline, buffers: inout PassBuffers) -> PassOutcome {
     applyPendingRequests()
     swap(&buffers.tasks, &table.pointee.tasks)
-    var next = table.pointee.queue.popFirst(dueAt: now)
-    // Read before collecting: a fixed-rate timer's row then holds its next deadline.
-    var outcome = PassOutcome(lateness: next.map { now - table.pointee.queue.deadline(of: $0) })
-    while let slot = next {
+    var outcome = PassOutcome()
+    // One call site of popFirst, so that it stays inlined.
+    while let slot = table.pointee.queue.popFirst(dueAt: now) {
+      if buffers.due.isEmpty {
+        // Read before collecting: a fixed-rate timer's row then holds its next deadline.
+        outcome.lateness = now - table.pointee.queue.deadline(of: slot)
+      }
       table.pointee.collect(slot, now: now)
       buffers.due.append(
         DueTimer(slot: slot, generation: table.pointee[entry: slot].generation))
-      next = table.pointee.queue.popFirst(dueAt: now)
     }
     defer {
       // Swapped with the table's queue each pass, so this bounds both.

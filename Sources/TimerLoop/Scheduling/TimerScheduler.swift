@@ -106,7 +106,7 @@ public final class TimerScheduler: @unchecked Sendable {
   var jobExecutor: JobExecutor?
   /// The serial executor of actors pinned to the loop.
   private(set) var actorExecutor: LoopActorExecutor!
-  /// Told of every pass (``passDidEnd(_:start:end:wokeUp:)``); fixed at creation.
+  /// Told of every pass (``passDidEnd(_:start:end:wokeUp:delegate:)``); fixed at creation.
   let metricsDelegate: (any EventLoopMetricsDelegate)?
   /// Behind ``EventLoop/stats``.
   let counters = LoopCounters()
