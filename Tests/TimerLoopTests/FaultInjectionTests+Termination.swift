@@ -68,25 +68,25 @@ extension FaultInjectionTests {
         calls.append($0)
       }
     }
-    try {
+    do {
       let canary = Canary()
       replaced = canary
       loop.onTermination(handler(canary))
-    }()
-    try {
+    }
+    do {
       let canary = Canary()
       pending = canary
       loop.onTermination(handler(canary))
-    }()
+    }
     #expect(replaced == nil, "a replaced handler is still held")
     #expect(pending != nil)
     loop.shutdown()
     #expect(pending == nil, "the handler outlived shutdown()")
-    try {
+    do {
       let canary = Canary()
       late = canary
       loop.onTermination(handler(canary))
-    }()
+    }
     #expect(late == nil, "a handler set after shutdown() is still held")
     #expect(calls.all.isEmpty)
   }
