@@ -40,6 +40,8 @@
 ///   own, still as this executor, so that their tasks can finish (a sleep on
 ///   the stopped loop throws ``TimerLoopError/shutdown``, for example). An
 ///   actor pinned to a stopped loop keeps working, serially, on that queue.
+///   That queue is not the loop's thread: ``EventLoop/assumeIsolated()`` and
+///   ``checkIsolated()`` called there stop the program.
 ///   A loop that never runs never runs its jobs.
 extension EpollEventLoop: SerialExecutor, TaskExecutor {
   /// Queues `job` to run on the loop's thread in its next pass, on the loop
