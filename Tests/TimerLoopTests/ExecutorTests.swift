@@ -218,6 +218,8 @@ struct ExecutorTests {
     real.shutdown()
     await counter.increment()  // runs on the fallback queue, serially
     #expect(await counter.value == 1)
+    // Off the loop's thread, where loop.assumeIsolated() and checkIsolated() trap.
+    #expect(await counter.offLoop == 1)
     #expect(await Task(executorPreference: real) { 42 }.value == 42)
   }
 }
