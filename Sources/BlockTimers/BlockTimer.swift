@@ -44,8 +44,9 @@ import TimerLoop
 ///   setting ``fireDate``, ``add(to:deliveringOn:)`` and ``fire()`` do nothing.
 /// - **Shutdown.** When its loop shuts down, a scheduled timer is invalidated
 ///   at once, on the thread that shut the loop down: ``isValid`` reads `false`
-///   and the block is released before `shutdown()` returns (a call running
-///   then keeps it until the call returns).
+///   and the block is released before the `shutdown()` call that shut the
+///   loop down returns (a call running then keeps it until the call returns;
+///   a concurrent second `shutdown()` may return first).
 /// - **Lifetime.** A scheduled timer is retained by its loop until it is
 ///   invalidated or its one-shot has fired (Apple: "run loops maintain strong
 ///   references to their timers"). Invalidation releases the block at once.

@@ -5,8 +5,9 @@ import TimerLoop
 /// An object of this module that runs on a loop and ends when the loop shuts down.
 protocol LoopMember: AnyObject, Sendable {
   /// Ends the object as its own `invalidate()` or `cancel()` would. Called at
-  /// most once, on the thread that shut the loop down, before its
-  /// `shutdown()` returns.
+  /// most once, on the thread that shut the loop down, before the
+  /// `shutdown()` call that did it returns (a concurrent second call does
+  /// not wait for it).
   func loopDidShutDown()
 }
 

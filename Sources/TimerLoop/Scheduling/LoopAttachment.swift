@@ -9,8 +9,9 @@ package protocol LoopAttachment: AnyObject, Sendable {
   /// call stops it, or the thread releasing a loop that never ran. It runs
   /// after the loop has stopped taking work (scheduling throws
   /// ``TimerLoopError/shutdown``), outside every lock of the scheduler, and
-  /// before `shutdown()` returns, so it may cancel timers and release closures
-  /// whose `deinit` calls back into the loop.
+  /// before the `shutdown()` call that shut the loop down returns (a
+  /// concurrent second call does not wait for it), so it may cancel timers
+  /// and release closures whose `deinit` calls back into the loop.
   func loopDidShutDown()
 }
 
