@@ -72,15 +72,23 @@ enum MillionWorkload {
           if log.record(i) { loop.shutdown() }
         }
       }
-      let end = Deadline.now()
-      let allocations = AllocationCounter.stop()
-      let phase = InitPhase(
-        start: start, end: end, cpuAtEnd: ProcessStats.cpuSeconds(),
-        lastDue: start + timeout(ofTimer: log.count - 1),
-        allocations: counting ? allocations : nil)
-      try loop.schedule(at: phase.lastDue + patience(count: log.count)) { loop.shutdown() }
-      return phase
+      return try endInit(on: loop, log, start: start, counting: counting)
     }
+  }
+
+  /// Ends an init phase that began at `start`: reads the clocks and the
+  /// allocation count, and schedules the loop's shutdown in case a timer never fires.
+  private static func endInit(
+    on loop: EpollEventLoop, _ log: FiringLog, start: Deadline, counting: Bool
+  ) throws -> InitPhase {
+    let end = Deadline.now()
+    let allocations = AllocationCounter.stop()
+    let phase = InitPhase(
+      start: start, end: end, cpuAtEnd: ProcessStats.cpuSeconds(),
+      lastDue: start + timeout(ofTimer: log.count - 1),
+      allocations: counting ? allocations : nil)
+    try loop.schedule(at: phase.lastDue + patience(count: log.count)) { loop.shutdown() }
+    return phase
   }
 
   /// Records the firing of the timer its tag names; the N-th firing shuts the loop down.
@@ -107,14 +115,7 @@ enum MillionWorkload {
       for i in 0..<log.count {
         try loop.schedule(at: start + timeout(ofTimer: i), handler: recorder, tag: UInt64(i))
       }
-      let end = Deadline.now()
-      let allocations = AllocationCounter.stop()
-      let phase = InitPhase(
-        start: start, end: end, cpuAtEnd: ProcessStats.cpuSeconds(),
-        lastDue: start + timeout(ofTimer: log.count - 1),
-        allocations: counting ? allocations : nil)
-      try loop.schedule(at: phase.lastDue + patience(count: log.count)) { loop.shutdown() }
-      return phase
+      return try endInit(on: loop, log, start: start, counting: counting)
     }
   }
 
