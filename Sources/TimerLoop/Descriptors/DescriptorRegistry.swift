@@ -10,6 +10,10 @@ import Glibc
 /// generation changes when it is freed, so an event still pending in the batch
 /// `epoll_wait` returned for a registration removed since (by an earlier
 /// handler of the same batch) names no live registration and is dropped.
+/// Generations are 31 bits wide; a slot whose registration had the last one
+/// is retired rather than wrapped, as timer slots are (see `TimerTable.free`),
+/// so a ``DescriptorRegistration`` kept from 2^31 registrations ago can never
+/// act on a new one.
 struct DescriptorRegistry {
   struct Registration {
     var fd: CInt = -1
@@ -20,6 +24,7 @@ struct DescriptorRegistry {
   }
 
   private static let registrationBit: UInt64 = 1 << 63
+  static let lastGeneration: UInt32 = 0x7FFF_FFFF
   private var registrations: [Registration] = []
   private var freeIndices: [UInt32] = []
 
@@ -68,10 +73,19 @@ struct DescriptorRegistry {
     guard registration(id) != nil else { return nil }
     let index = Self.decode(id).index
     let handler = registrations[index].handler
-    registrations[index] = Registration(generation: registrations[index].generation &+ 1)
-    freeIndices.append(UInt32(index))
+    let generation = registrations[index].generation & Self.lastGeneration
+    registrations[index] = Registration(generation: generation &+ 1)
+    // A slot past its last generation is left out of the free list for good:
+    // one unused row per 2^31 registrations made in it.
+    if generation < Self.lastGeneration { freeIndices.append(UInt32(index)) }
     return handler
   }
 
-  var count: Int { registrations.count - freeIndices.count }
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// Sets the generation of the free slot at `index`, so a test can reach the
+  /// last one without 2^31 registrations there.
+  mutating func testsOnly_setGeneration(_ generation: UInt32, ofFreeIndex index: UInt32) {
+    precondition(registrations[Int(index)].handler == nil && freeIndices.contains(index))
+    registrations[Int(index)].generation = generation
+  }
 }
