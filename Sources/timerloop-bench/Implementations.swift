@@ -55,11 +55,14 @@ extension EpollEventLoop {
   /// Arming from a task keeps the measured calls on the loop thread, so they take the
   /// same-thread path (no eventfd wake-ups), as in the C peers.
   ///
+  /// The loop has `leeway` (see `EpollEventLoop.init(leeway:metricsDelegate:)`).
+  ///
   /// - Throws: what `setup` throws (the loop is shut down first), or a `SystemError` of the loop.
   static func runOnCurrentThread<Value>(
+    leeway: TimeAmount = defaultLeeway,
     _ setup: @escaping @Sendable (EpollEventLoop) throws -> Value
   ) throws -> Value {
-    let loop = try EpollEventLoop(metricsDelegate: PassCounter.shared)
+    let loop = try EpollEventLoop(leeway: leeway, metricsDelegate: PassCounter.shared)
     let outcome = Shared<Result<Value, any Error>?>(nil)
     try loop.execute {
       do {

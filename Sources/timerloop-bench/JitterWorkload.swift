@@ -6,7 +6,9 @@ import TimerLoop
 /// `t0` = init start + 200 ms, run for S seconds (K × 100 firings per second expected).
 ///
 /// Measures the lateness of every firing against its ideal time on the grid (µs
-/// percentiles; negative means early) and the CPU the whole process used over the run (s).
+/// percentiles; negative means early), the CPU the whole process used over the run (s) and
+/// its voluntary context switches over the run (for a loop on one thread: how often it
+/// blocked, i.e. its wake-ups). TimerLoop's loop runs with the given leeway.
 /// Checks that the run kept up (`kept_up`: at least 90% of the expected firings) and that
 /// nothing fired early (`never_early`: the minimum lateness is not negative).
 enum JitterWorkload {
@@ -22,17 +24,19 @@ enum JitterWorkload {
 
   /// Runs the workload with `count` timers for `seconds` on `implementation` and emits its metrics.
   static func run(
-    _ implementation: Implementation, count: Int, seconds: Double, sink: MetricSink
+    _ implementation: Implementation, count: Int, seconds: Double, leeway: TimeAmount,
+    sink: MetricSink
   ) throws {
     let recorder =
       switch implementation {
-      case .timerloop: try runTimerLoop(count: count, seconds: seconds)
+      case .timerloop: try runTimerLoop(count: count, seconds: seconds, leeway: leeway)
       case .timerloopHandler, .continuous:
         preconditionFailure("jitter does not run on \(implementation)")
       case .foundation: runFoundation(count: count, seconds: seconds)
       case .dispatch: runDispatch(count: count, seconds: seconds)
       }
     let cpuAtRunEnd = ProcessStats.cpuSeconds()
+    let switchesAtRunEnd = ProcessStats.voluntaryContextSwitches()
     if recorder.stoppedTimers < count {
       printError(
         "jitter on \(implementation): gave up with \(count - recorder.stoppedTimers) timers running"
@@ -49,6 +53,10 @@ enum JitterWorkload {
     sink.emit("sample_overflow", recorder.overflow, "count")
     summary?.emit(to: sink)
     sink.emit("cpu_s", cpuAtRunEnd - recorder.cpuAtInitEnd, digits: 3, "s")
+    sink.emit("voluntary_switches", switchesAtRunEnd - recorder.switchesAtInitEnd, "count")
+    if implementation == .timerloop {
+      sink.emit("leeway_us", Double(leeway.nanoseconds) / 1e3, digits: 1, "us")
+    }
     // The checks: lateness percentiles of a run that skipped most ticks, or fired early,
     // do not describe the same work as the others'.
     sink.emit("kept_up", firings * 10 >= expectedFirings * keptUpTenths ? 1 : 0, "bool")
@@ -58,8 +66,10 @@ enum JitterWorkload {
   /// TimerLoop's fixed-rate timers skip missed ticks, so a callback is charged to the tick
   /// the timer was queued for: the first deadline, then the handle's next deadline as the
   /// previous callback saw it (the loop queues it before the callback runs).
-  private static func runTimerLoop(count: Int, seconds: Double) throws -> LatenessRecorder {
-    try EpollEventLoop.runOnCurrentThread { loop in
+  private static func runTimerLoop(
+    count: Int, seconds: Double, leeway: TimeAmount
+  ) throws -> LatenessRecorder {
+    try EpollEventLoop.runOnCurrentThread(leeway: leeway) { loop in
       let recorder = LatenessRecorder(timers: count, seconds: seconds, start: Deadline.now())
       for k in 0..<count {
         try loop.scheduleRepeating(
@@ -173,6 +183,8 @@ final class LatenessRecorder: @unchecked Sendable {
   private(set) var initEnd: Deadline
   /// Process CPU seconds at `initEnd`.
   private(set) var cpuAtInitEnd = 0.0
+  /// The process's voluntary context switches at `initEnd`.
+  private(set) var switchesAtInitEnd = 0
   /// Lateness samples stored.
   private(set) var sampleCount = 0
   /// Firings recorded while the sample buffer was full.
@@ -226,6 +238,7 @@ final class LatenessRecorder: @unchecked Sendable {
   func finishInit() {
     initEnd = Deadline.now()
     cpuAtInitEnd = ProcessStats.cpuSeconds()
+    switchesAtInitEnd = ProcessStats.voluntaryContextSwitches()
   }
 
   /// Records a callback of timer k at `now` charged to its tick `tick`.

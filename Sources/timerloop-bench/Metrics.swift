@@ -50,6 +50,15 @@ enum ProcessStats {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
   }
 
+  /// Voluntary context switches of the whole process so far, every thread included
+  /// (`getrusage(RUSAGE_SELF)`'s `ru_nvcsw`): each time a thread blocked, in `epoll_wait` or
+  /// on a lock, and gave up its core.
+  static func voluntaryContextSwitches() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_nvcsw
+  }
+
   /// Resident set size in bytes: the second field of `/proc/self/statm` times the page size,
   /// or -1 if it cannot be read (as `rss_bytes` reports it).
   static func residentBytes() -> Int {

@@ -1,5 +1,7 @@
+import TimerLoop
+
 /// The command line: `timerloop-bench [WORKLOAD ...] [--impl IMPL] [--timers N] [--seconds S]
-/// [--raw] [--plot FILE]`.
+/// [--leeway L] [--raw] [--plot FILE]`.
 struct Options {
   /// Above this, the largest workloads would need more memory than a typical machine has.
   static let maximumTimers = 20_000_000
@@ -14,6 +16,11 @@ struct Options {
   var timers: Int?
   /// `--seconds`: how long `jitter` runs, replacing its default.
   var seconds: Double?
+  /// `--leeway L`: the leeway of timerloop's loop in `jitter` (L in microseconds), instead of
+  /// `EpollEventLoop.defaultLeeway`.
+  var leeway: TimeAmount?
+  /// The largest `--leeway`, in microseconds: `EpollEventLoop` clamps its leeway to 1 s.
+  static let maximumLeewayMicroseconds = 1_000_000
   /// `--raw`: print the metric lines instead of the table and verdicts.
   var raw = false
   /// `--metrics-delegate`: TimerLoop's loops get ``PassCounter/shared`` as their metrics delegate.
@@ -26,7 +33,7 @@ struct Options {
 
   static let usage = """
     usage: timerloop-bench [WORKLOAD ...] [--impl IMPL[,IMPL ...]] [--timers N] [--seconds S]
-                           [--raw] [--plot FILE]
+                           [--leeway L] [--raw] [--plot FILE]
 
     Runs the timer workloads of Benchmarks/README.md on TimerLoop's EpollEventLoop, Foundation.Timer
     and DispatchSourceTimer (sleep: against Task.sleep), and prints a comparison table (one column per implementation) and a
@@ -57,6 +64,9 @@ struct Options {
       --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
                      K (jitter), T (sleep)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
+      --leeway L     the leeway of timerloop's loop in jitter, in whole microseconds from 0 to
+                     1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.nanoseconds / 1_000)); needs the jitter workload;
+                     other workloads and implementations ignore it
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
                      the format of the C peers in Benchmarks/peers (for scripts)
       --plot FILE    also write an SVG plot of each workload's lateness percentiles
@@ -118,6 +128,16 @@ struct Options {
             "--timers needs a whole number from 1 to \(Self.maximumTimers), not '\(text)'")
         }
         self.timers = timers
+      case "--leeway":
+        let text = try value()
+        guard let microseconds = Int(text),
+          (0...Self.maximumLeewayMicroseconds).contains(microseconds)
+        else {
+          throw UsageError(
+            "--leeway needs a whole number of microseconds from 0 to \(Self.maximumLeewayMicroseconds), not '\(text)'"
+          )
+        }
+        leeway = .microseconds(Int64(microseconds))
       case "--seconds":
         let text = try value()
         guard let seconds = Double(text), seconds > 0, seconds <= Self.maximumSeconds else {
@@ -132,6 +152,9 @@ struct Options {
     }
     if !workloads.isEmpty { self.workloads = workloads }
     if !implementations.isEmpty { self.implementations = implementations }
+    if leeway != nil && !self.workloads.contains(.jitter) {
+      throw UsageError("--leeway sets the loop's leeway in jitter, which is not selected")
+    }
     if cases.isEmpty {
       throw UsageError(
         "no selected workload runs on the selected implementations (scaling, soak and cross:"
@@ -162,6 +185,9 @@ struct Options {
     if metricsDelegate { arguments.append(Self.metricsDelegateFlag) }
     if let timers { arguments += ["--timers", String(timers)] }
     if let seconds { arguments += ["--seconds", String(seconds)] }
+    if let leeway, benchmarkCase.workload == .jitter {
+      arguments += ["--leeway", String(leeway.nanoseconds / 1_000)]
+    }
     return arguments
   }
 

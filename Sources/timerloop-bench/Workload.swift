@@ -1,3 +1,5 @@
+import TimerLoop
+
 /// The four workloads of `Benchmarks/README.md`, and `scaling`, which runs two of them at four sizes.
 enum Workload: String, CaseIterable, Sendable {
   /// W1: ``MillionWorkload``.
@@ -61,8 +63,11 @@ struct BenchmarkCase: CustomStringConvertible {
   var description: String { "\(workload.rawValue) on \(implementation.rawValue)" }
 
   /// Runs the case in this process and prints its metric lines on standard output, to `sink`
-  /// when given. `timers` and `seconds` default to the workload's own sizes.
-  func run(timers: Int?, seconds: Double?, sink: MetricSink? = nil) throws {
+  /// when given. `timers` and `seconds` default to the workload's own sizes; `leeway` (the
+  /// leeway of timerloop's loop in `jitter`) to `EpollEventLoop.defaultLeeway`.
+  func run(
+    timers: Int?, seconds: Double?, leeway: TimeAmount? = nil, sink: MetricSink? = nil
+  ) throws {
     let sink = sink ?? MetricSink(implementation: implementation, workload: workload)
     let count = timers ?? workload.defaultTimers
     switch workload {
@@ -73,7 +78,7 @@ struct BenchmarkCase: CustomStringConvertible {
     case .jitter:
       try JitterWorkload.run(
         implementation, count: count, seconds: seconds ?? JitterWorkload.defaultSeconds,
-        sink: sink)
+        leeway: leeway ?? EpollEventLoop.defaultLeeway, sink: sink)
     case .memory:
       try MemoryWorkload.run(implementation, count: count, sink: sink)
     case .scaling:

@@ -25,7 +25,7 @@ if options.showHelp {
 let cases = options.cases
 if options.runsInProcess {
   do {
-    try cases[0].run(timers: options.timers, seconds: options.seconds)
+    try cases[0].run(timers: options.timers, seconds: options.seconds, leeway: options.leeway)
   } catch {
     printError("timerloop-bench: \(cases[0]) failed: \(error)")
     exit(1)
