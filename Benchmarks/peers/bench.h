@@ -1,7 +1,8 @@
 /* The four timer workloads (million, churn, jitter, memory), written once against the small
- * timer interface below, which bench_libuv.c and bench_libev.c implement for their library.
- * Each of them defines PEER_NAME and PEER_RESOLUTION_NS, includes this file once, and then
- * defines the peer_* functions. Keeping everything in one translation unit lets gcc inline the
+ * timer interface below, which bench_libuv.c, bench_libev.c and bench_libevent.c implement for
+ * their library. Each of them defines PEER_NAME and PEER_RESOLUTION_NS (and PEER_HAS_LEEWAY if
+ * the library has a setting that lets timers fire late to save wake-ups), includes this file
+ * once, and then defines the peer_* functions. Keeping everything in one translation unit lets gcc inline the
  * peer_* calls, so a workload's loop costs what it would cost written against the library
  * directly.
  *
@@ -47,6 +48,10 @@ static void peer_stop(long i);
 /* Runs the loop until no timer is active. */
 static void peer_run(void);
 static const char *peer_version(void);
+#ifdef PEER_HAS_LEEWAY
+/* Lets the loop fire timers up to `ns` late so that it wakes less often (jitter's LEEWAY_US). */
+static void peer_set_leeway(uint64_t ns);
+#endif
 
 /* The running workload's callback; the peer's timer callback calls it with the timer's
  * index. */
@@ -67,6 +72,13 @@ static double cpu_seconds(void) {
   getrusage(RUSAGE_SELF, &usage);
   return (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+/* Times the process blocked and gave up its core (ru_nvcsw): a one-thread loop's wake-ups. */
+static long voluntary_switches(void) {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_nvcsw;
 }
 
 /* Resident bytes, or -1. Reads into a stack buffer: the reading must not grow the heap. */
@@ -245,8 +257,10 @@ static void run_jitter(long k, double seconds) {
   }
   double init_s = (double)(now_ns() - start) / 1e9;
   double cpu_at_init_end = cpu_seconds();
+  long switches_at_init_end = voluntary_switches();
   peer_run();
   double cpu_s = cpu_seconds() - cpu_at_init_end;
+  long switches = voluntary_switches() - switches_at_init_end;
 
   emit_int("k", k, "timers");
   emit_num("secs", seconds, 1, "s");
@@ -268,6 +282,7 @@ static void run_jitter(long k, double seconds) {
     emit_num("max_us", (double)sorted[n - 1] / 1e3, 1, "us");
   }
   emit_num("cpu_s", cpu_s, 3, "s");
+  emit_int("voluntary_switches", switches, "count");
 }
 
 /* ---- memory: resident growth for N one-shot timers due in 1 hour ------------------------ */
@@ -295,24 +310,43 @@ static void run_memory(long n) {
 static void usage(void) {
   fprintf(stderr,
           "usage: bench_%s million [N=1000000] | churn [C=100000] [R=2000000]\n"
-          "       | jitter [K=10000] [SECONDS=3] | memory [N=1000000]\n",
+          "       | jitter [K=10000] [SECONDS=3] [LEEWAY_US] | memory [N=1000000]\n",
           PEER_NAME);
+#ifndef PEER_HAS_LEEWAY
+  fprintf(stderr, "(%s has no leeway setting: jitter takes no LEEWAY_US)\n", PEER_NAME);
+#endif
   exit(2);
 }
 
-/* Argument `index`, a number above 0, or `fallback` when absent. */
-static double number_arg(int argc, char **argv, int index, double fallback) {
+/* Argument `index`, a number above 0 (or 0 too, with `zero_ok`), or `fallback` when absent. */
+static double number_arg_from(int argc, char **argv, int index, double fallback, int zero_ok) {
   if (index >= argc) return fallback;
   char *end;
   double value = strtod(argv[index], &end);
-  if (*end != '\0' || !(value > 0)) usage();
+  if (*end != '\0' || !(value > 0 || (zero_ok && value == 0))) usage();
   return value;
 }
 
+static double number_arg(int argc, char **argv, int index, double fallback) {
+  return number_arg_from(argc, argv, index, fallback, 0);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 4) usage();
+  int jitter_with_leeway = argc == 5 && strcmp(argv[1], "jitter") == 0;
+  if (argc < 2 || (argc > 4 && !jitter_with_leeway)) usage();
   workload = argv[1];
   peer_loop_init();
+  if (jitter_with_leeway) {
+#ifdef PEER_HAS_LEEWAY
+    /* At most 1 s, as TimerLoop's --leeway. */
+    double leeway_us = number_arg_from(argc, argv, 4, 0, 1);
+    if (leeway_us > 1e6) usage();
+    peer_set_leeway((uint64_t)(leeway_us * 1e3));
+    emit_num("leeway_us", leeway_us, 1, "us");
+#else
+    usage();
+#endif
+  }
   if (strcmp(workload, "million") == 0)
     run_million((long)number_arg(argc, argv, 2, 1000000));
   else if (strcmp(workload, "churn") == 0)

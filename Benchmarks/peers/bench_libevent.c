@@ -1,19 +1,23 @@
 /* The workloads of bench.h on libevent: evtimers (struct event, fd -1) on one event_base.
  *
- * Built twice. As `libevent`, timeouts go into libevent's timer min-heap, as a plain
+ * Built three times. As `libevent`, timeouts go into libevent's timer min-heap, as a plain
  * evtimer_add does; the default base reads CLOCK_MONOTONIC_COARSE. As `libevent-ct`
  * (-DCOMMON_TIMEOUTS), every duration goes into one of libevent's common-timeout queues
  * (event_base_init_common_timeout): a FIFO list per duration, O(1) to re-arm, the fastest
  * idle-timeout structure among the peers. A base has at most 256 of them, so libevent-ct
- * cannot run `million` (1,000 durations).
+ * cannot run `million` (1,000 durations). As `libevent-precise` (-DPRECISE_TIMER), the heap
+ * on a base made with EVENT_BASE_FLAG_PRECISE_TIMER, which reads CLOCK_MONOTONIC and waits on
+ * a timerfd, for microsecond timeouts. libevent has no leeway setting.
  *
  * A repeating timer is an EV_PERSIST event. libevent re-arms it from its previous deadline
  * with the duration of the latest event_add, so the first callback switches it from its
  * initial delay to its repeat (jitter's timers start at a phase, then repeat every 10 ms);
  * the grid is then the first firing's time plus multiples of the repeat.
  */
-#ifdef COMMON_TIMEOUTS
+#if defined(COMMON_TIMEOUTS)
 #define PEER_NAME "libevent-ct"
+#elif defined(PRECISE_TIMER)
+#define PEER_NAME "libevent-precise"
 #else
 #define PEER_NAME "libevent"
 #endif
@@ -72,7 +76,17 @@ static void on_timer(evutil_socket_t fd, short what, void *argument) {
 }
 
 static void peer_loop_init(void) {
+#ifdef PRECISE_TIMER
+  struct event_config *config = event_config_new();
+  if (config == NULL || event_config_set_flag(config, EVENT_BASE_FLAG_PRECISE_TIMER) != 0) {
+    fprintf(stderr, "libevent: event_config failed\n");
+    exit(1);
+  }
+  base = event_base_new_with_config(config);
+  event_config_free(config);
+#else
   base = event_base_new();
+#endif
   if (base == NULL) {
     fprintf(stderr, "libevent: event_base_new failed\n");
     exit(1);
