@@ -72,7 +72,7 @@ extension EventLoop {
   }
 
   /// Runs `body` once on the loop's thread `delay` nanoseconds from ``now``
-  /// or later (see ``schedule(at:_:)``). A negative delay counts as zero, so
+  /// or later (see ``schedule(at:_:)-(Deadline,_)``). A negative delay counts as zero, so
   /// zero and negative delays alike run in the next pass in scheduling order.
   @discardableResult
   public func schedule(

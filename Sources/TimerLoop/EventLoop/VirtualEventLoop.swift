@@ -27,6 +27,8 @@ public final class VirtualEventLoop: EventLoop {
   private let clock: VirtualClock
   /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
   private let isAdvancing = Atomic<Bool>(false)
+  /// The time ``suspend(for:)`` simulated: boot time minus monotonic time.
+  let suspendedNanoseconds = Atomic<Int64>(0)
 
   /// Creates a loop whose clock reads `start`.
   ///

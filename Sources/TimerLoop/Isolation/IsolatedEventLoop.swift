@@ -45,7 +45,7 @@ public struct IsolatedEventLoop {
   }
 
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock)
-  /// or later; see ``EventLoop/schedule(at:_:)``.
+  /// or later; see ``EventLoop/schedule(at:_:)-(Deadline,_)``.
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   @discardableResult

@@ -55,7 +55,7 @@ extension EventLoop {
   /// Calls `handler.timerFired(tag: tag)` once on the loop's thread at
   /// `deadline` (monotonic clock) or later; then the timer ends. The bulk
   /// form: a million one-shots served by one handler, told apart by `tag`,
-  /// with no closure each. Deadlines and ordering as ``schedule(at:_:)``.
+  /// with no closure each. Deadlines and ordering as ``schedule(at:_:)-(Deadline,_)``.
   ///
   /// Costs no allocation beyond the loop's table growing (O(1) amortised), and
   /// one retain of `handler`, released when the timer ends.

@@ -45,6 +45,59 @@ enum TimerFD {
   }
 }
 
+/// The timerfds of the boot-time and wall clocks (``ClockTimerHandle``), beside
+/// the loop's own monotonic one.
+extension TimerFD {
+  /// What a read of a clock's timerfd found.
+  enum ReadOutcome {
+    /// The timer expired (or nothing had: `EAGAIN`); run what is due.
+    case expired
+    /// `ECANCELED`: the wall clock was set while the timer was armed with
+    /// `TFD_TIMER_CANCEL_ON_SET` (timerfd_create(2)).
+    case clockWasSet
+  }
+
+  /// A non-blocking, close-on-exec timerfd on `clockID` (`CLOCK_BOOTTIME` or
+  /// `CLOCK_REALTIME`). The corresponding C function is `timerfd_create`.
+  static func create(clockID: CInt) throws(SystemError) -> CInt {
+    try retryingOnInterrupt("timerfd_create") {
+      CShims_timerfd_create(clockID, CShims_TFD_CLOEXEC() | CShims_TFD_NONBLOCK())
+    }
+  }
+
+  /// Arms `fd` to expire once at `nanoseconds` on its clock (absolute; raised
+  /// to 1 ns, since an all-zero time disarms), or disarms it for `nil`.
+  /// `cancelOnSet` adds `TFD_TIMER_CANCEL_ON_SET`, so that setting the wall
+  /// clock makes the descriptor readable and its read fail with `ECANCELED`.
+  /// The corresponding C function is `timerfd_settime`.
+  static func setTime(_ fd: CInt, nanoseconds: Int64?, cancelOnSet: Bool) throws(SystemError) {
+    var spec = itimerspec()
+    if let nanoseconds {
+      let clamped = Swift.max(nanoseconds, 1)
+      spec.it_value = timespec(
+        tv_sec: Int(clamped / 1_000_000_000), tv_nsec: Int(clamped % 1_000_000_000))
+    }
+    let flags = CShims_TFD_TIMER_ABSTIME() | (cancelOnSet ? CShims_TFD_TIMER_CANCEL_ON_SET() : 0)
+    _ = try retryingOnInterrupt("timerfd_settime") {
+      CShims_timerfd_settime(fd, flags, &spec, nil)
+    }
+  }
+
+  /// Consumes the expiration count. `EAGAIN` counts as ``ReadOutcome/expired``
+  /// (the loop then finds nothing due, or what became due meanwhile).
+  /// The corresponding C function is `read`; faults are injected as
+  /// `"read(clock timerfd)"`, apart from the loop's own timerfd.
+  static func consume(_ fd: CInt) throws(SystemError) -> ReadOutcome {
+    var expirations: UInt64 = 0
+    do {
+      _ = try retryingOnInterrupt("read(clock timerfd)") { read(fd, &expirations, 8) }
+    } catch  where error.errno == ECANCELED {
+      return .clockWasSet
+    } catch  where error.errno == EAGAIN {}
+    return .expired
+  }
+}
+
 /// `eventfd`: a counter other threads write to wake the loop.
 enum EventFD {
   /// A non-blocking, close-on-exec eventfd at 0. The corresponding C function is `eventfd`.

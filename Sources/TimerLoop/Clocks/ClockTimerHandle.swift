@@ -1,0 +1,38 @@
+/// A timer on the boot-time clock (``EventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
+/// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,_,_,_)``),
+/// returned so that it can be cancelled.
+///
+/// A handle is a small value (one reference); copies refer to the same timer
+/// and compare equal. Safe to use from any thread.
+public struct ClockTimerHandle: Sendable, Hashable {
+  let timer: ClockTimer
+
+  /// Cancels the timer, from any thread. Idempotent; O(1).
+  ///
+  /// Exact: once `cancel()` returns, the timer's closure does not start
+  /// again (the loop takes the timer's lock to start a call; one already
+  /// started finishes, and a repeating timer cancelled from inside its own
+  /// closure, or while it runs, does not repeat). The closure, with what it
+  /// captured, is released before `cancel()` returns, on the calling thread;
+  /// if it is running at that moment, when that call returns, on the loop
+  /// thread. The timer's place in its queue is freed later (see the
+  /// Complexity notes of the scheduling calls), without running anything.
+  public func cancel() {
+    timer.end()
+  }
+
+  /// Whether the timer may still fire: `false` once it was cancelled, after
+  /// a one-shot fired (from the moment its closure returns), and after the
+  /// loop shut down. Any thread; O(1).
+  public var isValid: Bool { timer.isValid }
+
+  /// Whether both handles refer to the same timer.
+  public static func == (lhs: ClockTimerHandle, rhs: ClockTimerHandle) -> Bool {
+    lhs.timer === rhs.timer
+  }
+
+  /// Hashes the timer's identity.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(timer))
+  }
+}

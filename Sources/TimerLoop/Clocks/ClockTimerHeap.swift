@@ -1,0 +1,104 @@
+/// The pending timers of one clock, earliest first: a binary min-heap keyed
+/// by (deadline, sequence number), so that equal deadlines come out in the
+/// order they went in (SwiftNIO's `ScheduledTask` ordering). O(log n) insert
+/// and pop.
+///
+/// A cancelled timer is not searched for (cancel is O(1) from any thread): it
+/// stays until it reaches the top (dropped there) or until the heap is
+/// compacted. An insert that finds the heap at twice the size it had after
+/// the previous compaction (at least 64 entries) first drops every ended
+/// entry, so the heap never holds more than twice the most timers valid at
+/// once (or 64), and the O(n) sweep is paid for by the inserts that grew it.
+struct ClockTimerHeap {
+  struct Entry {
+    /// Nanoseconds on the heap's clock.
+    var deadline: Int64
+    var sequence: UInt64
+    let timer: ClockTimer
+
+    func precedes(_ other: Entry) -> Bool {
+      (deadline, sequence) < (other.deadline, other.sequence)
+    }
+  }
+
+  private(set) var entries: [Entry] = []
+  private var nextSequence: UInt64 = 0
+  private var compactionSize = 64
+
+  /// Queues `timer` at `deadline`, after every entry already due then.
+  /// `sequence` keeps the place of a timer taken out and put back.
+  mutating func insert(_ timer: ClockTimer, at deadline: Int64, sequence: UInt64? = nil) {
+    if entries.count >= compactionSize {
+      entries.removeAll { !$0.timer.isValid }
+      heapify()
+      compactionSize = Swift.max(64, 2 * entries.count)
+    }
+    let entry = Entry(deadline: deadline, sequence: sequence ?? nextSequence, timer: timer)
+    if sequence == nil { nextSequence += 1 }
+    entries.append(entry)
+    siftUp(entries.count - 1)
+  }
+
+  /// The earliest deadline of a timer still valid; ended entries at the
+  /// top are dropped on the way.
+  mutating func earliestDeadline() -> Int64? {
+    while let top = entries.first {
+      if top.timer.isValid { return top.deadline }
+      _ = popFirst()
+    }
+    return nil
+  }
+
+  /// Removes and returns every entry due at `now`, in (deadline, sequence) order.
+  mutating func popDue(now: Int64) -> [Entry] {
+    var due: [Entry] = []
+    while let top = entries.first, top.deadline <= now {
+      due.append(popFirst())
+    }
+    return due
+  }
+
+  /// Removes every entry, for the caller to end.
+  mutating func removeAll() -> [Entry] {
+    defer { entries = [] }
+    return entries
+  }
+
+  private mutating func popFirst() -> Entry {
+    let first = entries[0]
+    let last = entries.removeLast()
+    if !entries.isEmpty {
+      entries[0] = last
+      siftDown(0)
+    }
+    return first
+  }
+
+  private mutating func heapify() {
+    for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+  }
+
+  private mutating func siftUp(_ start: Int) {
+    var child = start
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard entries[child].precedes(entries[parent]) else { return }
+      entries.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  private mutating func siftDown(_ start: Int) {
+    var parent = start
+    while true {
+      var smallest = parent
+      let left = 2 * parent + 1
+      let right = left + 1
+      if left < entries.count && entries[left].precedes(entries[smallest]) { smallest = left }
+      if right < entries.count && entries[right].precedes(entries[smallest]) { smallest = right }
+      guard smallest != parent else { return }
+      entries.swapAt(parent, smallest)
+      parent = smallest
+    }
+  }
+}

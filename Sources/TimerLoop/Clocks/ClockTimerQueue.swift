@@ -1,0 +1,163 @@
+/// The timers of one clock on one loop, and the passes that run them.
+///
+/// Made on the first timer on its clock (see ``ClockTimers``); its driver
+/// (a timerfd on an ``EpollEventLoop``) only when the loop thread first arms
+/// it. The heap sits behind a lock, so any thread can add a timer and a
+/// shutdown on any thread can end them all; only the loop thread arms the
+/// driver and runs passes. No user code runs under the lock.
+final class ClockTimerQueue: Sendable {
+  let clock: TimerClock
+  private weak let host: (any ClockTimerHost)?
+  private let state = Locked(State())
+
+  private struct State {
+    var heap = ClockTimerHeap()
+    var driver: (any ClockDriver)?
+    /// The deadline the driver is armed for; `nil` when disarmed or spent.
+    var armed: Int64?
+    /// A task that arms the driver is on its way to the loop thread.
+    var armRequested = false
+    var isShutdown = false
+  }
+
+  init(clock: TimerClock, host: any ClockTimerHost, isShutdown: Bool) {
+    self.clock = clock
+    self.host = host
+    state.withLock { $0.isShutdown = isShutdown }
+  }
+
+  /// Queues `timer` at `deadline` (nanoseconds on the clock) and makes sure
+  /// the driver wakes the loop for it: at once on the loop thread, else
+  /// through a task (one for a burst of schedules).
+  ///
+  /// - Throws: ``TimerLoopError/shutdown`` after shutdown, or when arming the
+  ///   driver failed and shut the loop down; the timer is ended.
+  func schedule(_ timer: ClockTimer, at deadline: Int64) throws(TimerLoopError) {
+    guard let host else { throw .shutdown }
+    let onLoopThread = host.inEventLoop
+    let sendsArmTask = try state.withLock { (state) throws(TimerLoopError) -> Bool in
+      guard !state.isShutdown else { throw .shutdown }
+      state.heap.insert(timer, at: deadline)
+      guard !onLoopThread, !state.armRequested, deadline < (state.armed ?? .max) else {
+        return false
+      }
+      state.armRequested = true
+      return true
+    }
+    do throws(TimerLoopError) {
+      if onLoopThread {
+        rearm()
+      } else if sendsArmTask {
+        try host.execute { [self] in rearm() }
+      }
+      if !timer.isValid && host.scheduler.isShutdown { throw .shutdown }
+    } catch {
+      timer.end()
+      throw error
+    }
+  }
+
+  /// Arms the driver (making it first if need be) for the earliest pending
+  /// deadline. Loop thread only. A failing system call stops the loop.
+  func rearm() {
+    guard let host else { return }
+    do throws(SystemError) {
+      try state.withLock { (state) throws(SystemError) in
+        state.armRequested = false
+        guard !state.isShutdown else { return }
+        let earliest = state.heap.earliestDeadline()
+        // Int64.max is no date at all ("never"): nothing to wake up for.
+        let target = earliest == .max ? nil : earliest
+        guard target != state.armed else { return }
+        if state.driver == nil {
+          guard target != nil else { return }
+          state.driver = try host.makeClockDriver(for: self)
+        }
+        try state.driver?.arm(target)
+        state.armed = target
+      }
+    } catch {
+      host.stop(dueTo: error)
+    }
+  }
+
+  /// Forgets what the driver is armed for, so that the next ``rearm()``
+  /// arms it again: the clock moved against the driver's own clock.
+  func driverMustRearm() {
+    state.withLock { $0.armed = nil }
+    rearm()
+  }
+
+  /// One pass, when the driver fires (loop thread): collects every timer due
+  /// now, in deadline order with ties first-in first-out, then runs them.
+  /// A timer cancelled by an earlier callback of the pass does not run;
+  /// timers the callbacks add run in a later pass; a shutdown stops the pass.
+  func runPass() {
+    guard let host else { return }
+    let now = host.nanoseconds(on: clock)
+    let due = state.withLock { state in
+      state.armed = nil  // the driver's expiry is spent
+      return state.heap.popDue(now: now)
+    }
+    var next = due.startIndex
+    while next < due.endIndex && !host.scheduler.isShutdown {
+      run(due[next], on: host)
+      next += 1
+    }
+    for entry in due[next...] { entry.timer.end() }
+    rearm()
+  }
+
+  private func run(_ entry: ClockTimerHeap.Entry, on host: any ClockTimerHost) {
+    // Never early: the clock may have been set back since the pass began.
+    guard host.nanoseconds(on: clock) >= entry.deadline else {
+      return requeue(entry.timer, at: entry.deadline, sequence: entry.sequence)
+    }
+    guard let body = entry.timer.begin() else { return }
+    switch body {
+    case .once(let call): call()
+    case .repeating(let call): call(ClockTimerHandle(timer: entry.timer))
+    }
+    let next = nextDeadline(of: entry, now: host.nanoseconds(on: clock))
+    if entry.timer.finish(again: next != nil), let next {
+      requeue(entry.timer, at: next, sequence: nil)
+    }
+  }
+
+  /// The deadline after a call that ended at `now`, or `nil` for none.
+  private func nextDeadline(of entry: ClockTimerHeap.Entry, now: Int64) -> Int64? {
+    switch entry.timer.repeats {
+    case .never:
+      return nil
+    case .fixedRate(let interval):
+      // The first grid point after now: one call for every missed tick.
+      let missed = now.subtractingSaturated(entry.deadline) / interval
+      let (step, overflow) = (missed + 1).multipliedReportingOverflow(by: interval)
+      return overflow ? .max : entry.deadline.addingSaturated(step)
+    case .fixedDelay(let interval):
+      return now.addingSaturated(interval)
+    }
+  }
+
+  /// Puts a pending timer back in the heap (ends it after shutdown).
+  private func requeue(_ timer: ClockTimer, at deadline: Int64, sequence: UInt64?) {
+    let accepted = state.withLock { state in
+      guard !state.isShutdown else { return false }
+      state.heap.insert(timer, at: deadline, sequence: sequence)
+      return true
+    }
+    if !accepted { timer.end() }
+  }
+
+  /// Ends every timer and drops the driver (an ``EpollEventLoop`` closes its
+  /// timerfd when it drops its registrations). Any thread; idempotent.
+  func shutDown() {
+    let entries = state.withLock { state in
+      state.isShutdown = true
+      state.driver = nil
+      state.armed = nil
+      return state.heap.removeAll()
+    }
+    for entry in entries { entry.timer.end() }
+  }
+}

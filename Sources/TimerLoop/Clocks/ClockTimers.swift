@@ -1,0 +1,69 @@
+/// The boot-time and wall-clock timer queues of one loop, kept as a
+/// ``LoopAttachment`` so that a shutdown ends their timers. Neither exists,
+/// and the loop has no descriptor for it, until a timer on that clock is
+/// scheduled.
+final class ClockTimers: LoopAttachment {
+  private weak let host: (any ClockTimerHost)?
+  private let queues = Locked(Queues())
+
+  private struct Queues {
+    var byClock: [TimerClock: ClockTimerQueue] = [:]
+    var isShutDown = false
+  }
+
+  init(host: any ClockTimerHost) {
+    self.host = host
+  }
+
+  /// The queue of `clock`, made on first use (already shut down after shutdown).
+  func queue(_ clock: TimerClock) throws(TimerLoopError) -> ClockTimerQueue {
+    guard let host else { throw .shutdown }
+    return queues.withLock { queues in
+      if let queue = queues.byClock[clock] { return queue }
+      let queue = ClockTimerQueue(clock: clock, host: host, isShutdown: queues.isShutDown)
+      queues.byClock[clock] = queue
+      return queue
+    }
+  }
+
+  /// The queues made so far.
+  var existingQueues: [ClockTimerQueue] {
+    queues.withLock { Array($0.byClock.values) }
+  }
+
+  func loopDidShutDown() {
+    let shutDown = queues.withLock { queues in
+      queues.isShutDown = true
+      return Array(queues.byClock.values)
+    }
+    for queue in shutDown { queue.shutDown() }
+  }
+}
+
+extension ClockTimerHost {
+  /// The loop's queues on the other clocks.
+  var clockTimers: ClockTimers {
+    scheduler.attachment { ClockTimers(host: self) }
+  }
+}
+
+extension EventLoop {
+  /// The loop as the host of its boot-time and wall-clock timers. Every loop
+  /// this module makes is one; a type outside it cannot make a scheduler.
+  var clockHost: any ClockTimerHost {
+    guard let host = self as? any ClockTimerHost else {
+      preconditionFailure("\(type(of: self)) cannot run boot-time or wall-clock timers")
+    }
+    return host
+  }
+
+  /// Schedules a timer on `clock` at `deadline` (nanoseconds on it).
+  func scheduleClockTimer(
+    on clock: TimerClock, at deadline: Int64, repeats: ClockTimer.Repeat, body: ClockTimer.Body
+  ) throws(TimerLoopError) -> ClockTimerHandle {
+    guard !scheduler.isShutdown else { throw .shutdown }
+    let timer = ClockTimer(repeats: repeats, body: body)
+    try clockHost.clockTimers.queue(clock).schedule(timer, at: deadline)
+    return ClockTimerHandle(timer: timer)
+  }
+}

@@ -1,0 +1,53 @@
+import CShims
+
+/// The clocks a ``ClockTimerHandle`` timer can be on, beside the loop's
+/// monotonic one. Times on them are Int64 nanoseconds since the clock's
+/// epoch: the machine's boot for ``boot``.
+enum TimerClock: Hashable, Sendable {
+  /// `CLOCK_BOOTTIME`: monotonic, and counts time the machine spent
+  /// suspended (Swift's `ContinuousClock` on Linux).
+  case boot
+
+  /// The Linux id of the clock, for `clock_gettime` and `timerfd_create`.
+  var clockID: CInt {
+    switch self {
+    case .boot: CShims_CLOCK_BOOTTIME()
+    }
+  }
+}
+
+/// What a loop provides so that timers on the other clocks can run on it.
+/// ``EpollEventLoop`` and ``VirtualEventLoop`` conform.
+protocol ClockTimerHost: EventLoop {
+  /// `clock`'s reading now (see ``TimerClock``); any thread.
+  func nanoseconds(on clock: TimerClock) -> Int64
+
+  /// Makes what runs `queue`'s passes when its clock reaches a deadline.
+  /// Loop thread only.
+  func makeClockDriver(for queue: ClockTimerQueue) throws(SystemError) -> any ClockDriver
+
+  /// Shuts the loop down after a system call of a driver failed on its thread.
+  func stop(dueTo error: SystemError)
+}
+
+/// Wakes the loop for one clock's queue: a timerfd on that clock, or a
+/// monotonic timer of a virtual loop.
+protocol ClockDriver: AnyObject, Sendable {
+  /// Makes the queue's next pass run once the clock reads `deadline`
+  /// nanoseconds (at once if that has passed); `nil` disarms. Loop thread only.
+  func arm(_ deadline: Int64?) throws(SystemError)
+}
+
+extension Int64 {
+  /// `self + other`, clamped to `Int64.min ... Int64.max`.
+  func addingSaturated(_ other: Int64) -> Int64 {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? (other > 0 ? .max : .min) : sum
+  }
+
+  /// `self - other`, clamped to `Int64.min ... Int64.max`.
+  func subtractingSaturated(_ other: Int64) -> Int64 {
+    let (difference, overflow) = subtractingReportingOverflow(other)
+    return overflow ? (other < 0 ? .max : .min) : difference
+  }
+}

@@ -1,0 +1,66 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import TimerLoop
+
+extension LoopHarness {
+  /// The loop's boot-time clock `amount` from now.
+  func bootInstant(after amount: Duration) -> ContinuousClock.Instant {
+    loop.continuousNow.advanced(by: amount)
+  }
+
+  /// Lets the boot-time clock reach `instant` and runs what is due by then,
+  /// and what that adds for the next pass. On the real loop it waits (with
+  /// a generous bound) for a marker timer at `instant`, scheduled last, so
+  /// it runs after every timer due then, and which adds one more for the
+  /// next pass.
+  func advance(
+    toBootInstant instant: ContinuousClock.Instant,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    if let virtual = loop as? VirtualEventLoop {
+      let remaining = loop.continuousNow.duration(to: instant)
+      virtual.advanceTime(by: max(TimeAmount(remaining), .zero))
+      return
+    }
+    let done = DispatchSemaphore(value: 0)
+    try loop.schedule(at: instant) { [loop] in
+      _ = try? loop.schedule(at: ContinuousClock.Instant(bootNanoseconds: 0)) { done.signal() }
+    }
+    let result = done.wait(timeout: .now() + .seconds(30))
+    #expect(
+      result == .success, "the loop did not reach its marker", sourceLocation: sourceLocation)
+  }
+}
+
+/// Set from inside a closure to refer to the handle its schedule call returned.
+final class ClockHandleBox: Sendable {
+  private let handle = Locked<ClockTimerHandle?>(nil)
+  var value: ClockTimerHandle? {
+    get { handle.withLock { $0 } }
+    set { handle.withLock { $0 = newValue } }
+  }
+}
+
+/// The descriptors an epoll instance watches, from its `/proc/self/fdinfo`
+/// entry (one `tfd:` line per watched descriptor).
+func watchedDescriptors(ofEpoll epollFD: CInt) throws -> [CInt] {
+  let info = try String(contentsOfFile: "/proc/self/fdinfo/\(epollFD)", encoding: .utf8)
+  return info.split(separator: "\n").compactMap { line in
+    guard line.hasPrefix("tfd:") else { return nil }
+    return CInt(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+  }
+}
+
+/// A timerfd's `/proc/self/fdinfo` fields (`clockid`, `settime flags`, ...).
+func timerFDInfo(_ fd: CInt) throws -> [String: String] {
+  let info = try String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)
+  var fields: [String: String] = [:]
+  for line in info.split(separator: "\n") {
+    guard let colon = line.firstIndex(of: ":") else { continue }
+    fields[String(line[..<colon])] = line[line.index(after: colon)...]
+      .trimmingCharacters(in: .whitespaces)
+  }
+  return fields
+}

@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+
+@testable import TimerLoop
+
+/// The real loop's timerfds for the other clocks, as the kernel sees them
+/// (`/proc/self/fdinfo`), and failures of their system calls.
+@Suite struct ClockTimerFDTests {
+  /// The descriptors the loop's epoll set watches besides its own two.
+  func extraWatched(_ loop: EpollEventLoop) throws -> [CInt] {
+    try watchedDescriptors(ofEpoll: loop.selector.epollFD).filter {
+      $0 != loop.selector.timerFD && $0 != loop.selector.eventFD
+    }
+  }
+
+  @Test func onlyMonotonicTimersOpenNoOtherDescriptor() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try loop.schedule(after: .seconds(3600)) {}
+    try loop.scheduleRepeating(after: .seconds(3600), every: .seconds(1)) { _ in }
+    _ = loop.continuousNow
+    try TimerLoopTests.onLoop(loop) {}
+    #expect(try watchedDescriptors(ofEpoll: loop.selector.epollFD).count == 2)
+    #expect(try extraWatched(loop).isEmpty)
+  }
+
+  @Test func aBootTimerOpensOneAbsoluteBoottimeTimerfd() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    for minutes in 1...3 {
+      try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60 * minutes))) {}
+    }
+    try onLoop(loop) {}  // after the task that arms the new timerfd
+    let extra = try extraWatched(loop)
+    try #require(extra.count == 1)
+    let info = try timerFDInfo(extra[0])
+    #expect(info["clockid"] == "\(CLOCK_BOOTTIME)")
+    #expect(info["settime flags"] == "01", "not TFD_TIMER_ABSTIME alone")
+  }
+
+  /// Arms `errnos` for `syscall` on the loop's thread, then runs `body` there.
+  func onLoopFailing<T: Sendable>(
+    _ loop: EpollEventLoop, _ syscall: String, with errnos: [Int32],
+    _ body: @escaping @Sendable () throws -> T
+  ) throws -> T {
+    try TimerLoopTests.onLoop(loop) {
+      FaultInjection.inject(errnos, into: syscall)
+      defer { FaultInjection.reset() }
+      return try body()
+    }
+  }
+
+  @Test(arguments: [("timerfd_create", EMFILE), ("epoll_ctl", ENOMEM), ("timerfd_settime", EINVAL)])
+  func aFailureToOpenOrArmTheTimerfdStopsTheLoopAndSaysWhy(
+    syscall: String, errno code: Int32
+  ) throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let (outcome, canary) = try onLoopFailing(loop, syscall, with: [code]) {
+      () -> (TimerLoopError?, WeakReference<Canary>) in
+      let canary = Canary()
+      do throws(TimerLoopError) {
+        try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) { _ = canary }
+        return (nil, WeakReference(canary))
+      } catch {
+        return (error, WeakReference(canary))
+      }
+    }
+    #expect(outcome == .shutdown)
+    #expect(loop.testsOnly_waitUntilStopped(timeout: .now() + .seconds(30)))
+    #expect(loop.terminationError == SystemError(syscall: syscall, errno: code))
+    #expect(canary.object == nil, "a stopped loop still holds a closure")
+  }
+
+  @Test func aFailingReadOfTheTimerfdStopsTheLoopAndSaysWhy() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try TimerLoopTests.onLoop(loop) {
+      // Not reset: the read comes in a later iteration of the loop.
+      FaultInjection.inject([EIO], into: "read(clock timerfd)")
+      try loop.schedule(at: loop.continuousNow) {}
+    }
+    #expect(loop.testsOnly_waitUntilStopped(timeout: .now() + .seconds(30)))
+    #expect(loop.terminationError == SystemError(syscall: "read(clock timerfd)", errno: EIO))
+  }
+}
