@@ -1,6 +1,7 @@
 /// A timer on the boot-time clock (``EventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
-/// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,_,_,_)``),
-/// returned so that it can be cancelled.
+/// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,_,_,_)``)
+/// or on the wall clock (``EventLoop/schedule(at:_:)-(Date,_)``), returned
+/// so that it can be cancelled.
 ///
 /// A handle is a small value (one reference); copies refer to the same timer
 /// and compare equal. Safe to use from any thread.

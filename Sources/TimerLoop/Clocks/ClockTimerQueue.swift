@@ -81,11 +81,12 @@ final class ClockTimerQueue: Sendable {
     }
   }
 
-  /// Forgets what the driver is armed for, so that the next ``rearm()``
-  /// arms it again: the clock moved against the driver's own clock.
-  func driverMustRearm() {
+  /// The clock was set (`ECANCELED` on the timerfd), or moved against a
+  /// virtual loop's monotonic clock: the next ``rearm()`` arms the driver
+  /// again, whatever it was armed for. Timers whose deadline has now passed
+  /// are due in the next pass; the others wait. Loop thread only.
+  func clockWasSet() {
     state.withLock { $0.armed = nil }
-    rearm()
   }
 
   /// One pass, when the driver fires (loop thread): collects every timer due

@@ -2,18 +2,25 @@ import CShims
 
 /// The clocks a ``ClockTimerHandle`` timer can be on, beside the loop's
 /// monotonic one. Times on them are Int64 nanoseconds since the clock's
-/// epoch: the machine's boot for ``boot``.
+/// epoch: the machine's boot for ``boot``, 1970-01-01 00:00:00 UTC for ``wall``.
 enum TimerClock: Hashable, Sendable {
   /// `CLOCK_BOOTTIME`: monotonic, and counts time the machine spent
   /// suspended (Swift's `ContinuousClock` on Linux).
   case boot
+  /// `CLOCK_REALTIME`: the wall clock, which NTP or a user can set forward
+  /// or back (`Date()` reads it).
+  case wall
 
   /// The Linux id of the clock, for `clock_gettime` and `timerfd_create`.
   var clockID: CInt {
     switch self {
     case .boot: CShims_CLOCK_BOOTTIME()
+    case .wall: CShims_CLOCK_REALTIME()
     }
   }
+
+  /// Whether the clock can be set, so its timers must follow clock changes.
+  var canBeSet: Bool { self == .wall }
 }
 
 /// What a loop provides so that timers on the other clocks can run on it.

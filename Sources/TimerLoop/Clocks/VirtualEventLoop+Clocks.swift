@@ -1,15 +1,23 @@
+import Foundation
 import Synchronization
 
-/// Virtual boot time: the loop's virtual monotonic time plus the time
-/// ``VirtualEventLoop/suspend(for:)`` simulated. Each queue's driver is a
-/// monotonic timer of the loop at the translated deadline, moved whenever
-/// the translation changes.
+/// Virtual boot time is the loop's virtual monotonic time plus the time
+/// ``VirtualEventLoop/suspend(for:)`` simulated; virtual wall-clock time is
+/// the monotonic time plus an offset that ``VirtualEventLoop/setWallClock(to:)``
+/// and `suspend(for:)` move. Each queue's driver is a monotonic timer of the
+/// loop at the translated deadline, moved whenever the translation changes.
 extension VirtualEventLoop: ClockTimerHost {
+  /// 2026-01-01 00:00:00 UTC, in nanoseconds since 1970: where the virtual
+  /// wall clock of a new loop starts.
+  static let wallClockStart: Int64 = 1_767_225_600_000_000_000
+
   func nanoseconds(on clock: TimerClock) -> Int64 {
-    switch clock {
-    case .boot:
-      now.uptimeNanoseconds.addingSaturated(suspendedNanoseconds.load(ordering: .acquiring))
-    }
+    let offset =
+      switch clock {
+      case .boot: suspendedNanoseconds.load(ordering: .acquiring)
+      case .wall: wallClockOffset.load(ordering: .acquiring)
+      }
+    return now.uptimeNanoseconds.addingSaturated(offset)
   }
 
   func makeClockDriver(for queue: ClockTimerQueue) throws(SystemError) -> any ClockDriver {
@@ -20,21 +28,54 @@ extension VirtualEventLoop: ClockTimerHost {
     shutdown()
   }
 
-  /// Simulates the machine sleeping for `amount`: the boot-time clock
-  /// (``EventLoop/continuousNow``) moves forward by `amount`, the monotonic
-  /// clock (``EventLoop/now``) does not, as `CLOCK_BOOTTIME` and
-  /// `CLOCK_MONOTONIC` do on Linux. Boot-time timers that this makes due run
-  /// before it returns, each once (a fixed-rate timer gets one call for the
-  /// ticks it missed); called from a callback, they run in a later pass of
-  /// the running ``advanceTime(by:)-(TimeAmount)``. Negative or zero amounts
-  /// do nothing.
+  /// Simulates the machine sleeping for `amount` (nanoseconds): the
+  /// boot-time clock (``EventLoop/continuousNow``) and the wall clock
+  /// (``EventLoop/wallClockNow``) move forward by `amount`; the monotonic
+  /// clock (``EventLoop/now``) does not, as `CLOCK_BOOTTIME`,
+  /// `CLOCK_REALTIME` and `CLOCK_MONOTONIC` do on Linux. Timers on those two
+  /// clocks that this makes due run before it returns, each once (a
+  /// fixed-rate timer gets one call for the ticks it missed); called from a
+  /// callback, they run in a later pass of the running
+  /// ``advanceTime(by:)-(TimeAmount)``. Wall-clock timers are re-evaluated as
+  /// after ``setWallClock(to:)``. Zero or negative amounts do nothing.
   ///
   /// Call it from the thread that drives the loop, like
   /// ``advanceTime(by:)-(TimeAmount)``.
   public func suspend(for amount: TimeAmount) {
     guard amount > .zero else { return }
     suspendedNanoseconds.add(amount.nanoseconds, ordering: .acquiringAndReleasing)
-    for queue in clockTimers.existingQueues { queue.driverMustRearm() }
+    wallClockOffset.add(amount.nanoseconds, ordering: .acquiringAndReleasing)
+    clocksDidMove()
+  }
+
+  /// Sets the virtual wall clock (``EventLoop/wallClockNow``) to `date`, a
+  /// step forward or back, as NTP or a user setting the date does; the
+  /// monotonic and boot-time clocks do not move. The loop then handles it
+  /// as an ``EpollEventLoop`` handles `ECANCELED` from its
+  /// `TFD_TIMER_CANCEL_ON_SET` timerfd: every wall-clock timer is
+  /// re-evaluated at once, and those whose date has now passed run before
+  /// this returns, once each (called from a callback: in a later pass of
+  /// the running ``advanceTime(by:)-(TimeAmount)``); those moved further away
+  /// wait. The loop's virtual wall clock starts at 2026-01-01 00:00:00 UTC.
+  ///
+  /// `date` is rounded up to whole nanoseconds, saturating; a NaN date does
+  /// nothing. Call it from the thread that drives the loop.
+  public func setWallClock(to date: Date) {
+    guard !date.timeIntervalSinceReferenceDate.isNaN else { return }
+    wallClockOffset.store(
+      date.wallNanoseconds.subtractingSaturated(now.uptimeNanoseconds), ordering: .releasing)
+    clocksDidMove()
+  }
+
+  /// Re-arms the drivers for the moved clocks, in a task of the next pass,
+  /// and runs that pass unless a pass is running (a callback called).
+  private func clocksDidMove() {
+    try? execute { [self] in
+      for queue in clockTimers.existingQueues {
+        queue.clockWasSet()
+        queue.rearm()
+      }
+    }
     if VirtualEventLoop.current !== self { run() }
   }
 }

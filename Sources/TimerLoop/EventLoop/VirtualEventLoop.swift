@@ -29,6 +29,8 @@ public final class VirtualEventLoop: EventLoop {
   private let isAdvancing = Atomic<Bool>(false)
   /// The time ``suspend(for:)`` simulated: boot time minus monotonic time.
   let suspendedNanoseconds = Atomic<Int64>(0)
+  /// Wall-clock time minus monotonic time, in nanoseconds (see ``setWallClock(to:)``).
+  let wallClockOffset: Atomic<Int64>
 
   /// Creates a loop whose clock reads `start`.
   ///
@@ -41,6 +43,7 @@ public final class VirtualEventLoop: EventLoop {
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) {
     clock = VirtualClock(start: start)
+    wallClockOffset = Atomic(Self.wallClockStart.subtractingSaturated(start.uptimeNanoseconds))
     scheduler = TimerScheduler(
       clock: .virtual(clock), loopType: "VirtualEventLoop", metricsDelegate: metricsDelegate,
       wakeUp: {}, wakeUpToStop: {})

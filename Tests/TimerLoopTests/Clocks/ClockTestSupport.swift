@@ -32,6 +32,23 @@ extension LoopHarness {
     #expect(
       result == .success, "the loop did not reach its marker", sourceLocation: sourceLocation)
   }
+
+  /// ``advance(toBootInstant:sourceLocation:)`` for the wall clock.
+  func advance(toWallDate date: Date, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    if let virtual = loop as? VirtualEventLoop {
+      // In nanoseconds: `wallClockNow` is rounded to a Double.
+      let remaining = date.wallNanoseconds - virtual.nanoseconds(on: .wall)
+      virtual.advanceTime(by: .nanoseconds(max(remaining, 0)))
+      return
+    }
+    let done = DispatchSemaphore(value: 0)
+    try loop.schedule(at: date) { [loop] in
+      _ = try? loop.schedule(at: Date.distantPast) { done.signal() }
+    }
+    let result = done.wait(timeout: .now() + .seconds(30))
+    #expect(
+      result == .success, "the loop did not reach its marker", sourceLocation: sourceLocation)
+  }
 }
 
 /// Set from inside a closure to refer to the handle its schedule call returned.

@@ -40,6 +40,22 @@ import Testing
     #expect(info["settime flags"] == "01", "not TFD_TIMER_ABSTIME alone")
   }
 
+  @Test func aWallTimerOpensOneRealtimeTimerfdThatCancelsOnSet() throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    try loop.schedule(at: Date().addingTimeInterval(3600)) {}
+    try loop.schedule(at: Date().addingTimeInterval(7200)) {}
+    try TimerLoopTests.onLoop(loop) {}
+    let extra = try extraWatched(loop)
+    try #require(extra.count == 1)
+    let info = try timerFDInfo(extra[0])
+    #expect(info["clockid"] == "\(CLOCK_REALTIME)")
+    #expect(info["settime flags"] == "03", "not TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET")
+    try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) {}
+    try TimerLoopTests.onLoop(loop) {}
+    #expect(try extraWatched(loop).count == 2, "one timerfd per clock")
+  }
+
   /// Arms `errnos` for `syscall` on the loop's thread, then runs `body` there.
   func onLoopFailing<T: Sendable>(
     _ loop: EpollEventLoop, _ syscall: String, with errnos: [Int32],
