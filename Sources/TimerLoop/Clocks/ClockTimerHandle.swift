@@ -1,6 +1,8 @@
 /// A timer on the boot-time clock (``EventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
 /// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,_,_,_)``)
-/// or on the wall clock (``EventLoop/schedule(at:_:)-(Date,_)``), returned
+/// or on the wall clock (``EventLoop/schedule(at:_:)-(Date,_)``,
+/// ``EventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
+/// ``EventLoop/scheduleRepeating(matching:in:matchingPolicy:_:)``), returned
 /// so that it can be cancelled.
 ///
 /// A handle is a small value (one reference); copies refer to the same timer
@@ -13,10 +15,10 @@ public struct ClockTimerHandle: Sendable, Hashable {
   /// Exact: once `cancel()` returns, the timer's closure does not start
   /// again (the loop takes the timer's lock to start a call; one already
   /// started finishes, and a repeating timer cancelled from inside its own
-  /// closure, or while it runs, does not repeat). The closure, with what it
-  /// captured, is released before `cancel()` returns, on the calling thread;
-  /// if it is running at that moment, when that call returns, on the loop
-  /// thread. The timer's place in its queue is freed later (see the
+  /// closure, or while it runs, does not repeat). Its closures (the body,
+  /// and a rule's `nextDate`), with what they captured, are released before
+  /// `cancel()` returns, on the calling thread; one running at that moment,
+  /// when its call returns, on the loop thread. The timer's place in its queue is freed later (see the
   /// Complexity notes of the scheduling calls), without running anything.
   public func cancel() {
     timer.end()

@@ -64,6 +64,15 @@ struct ClockTimerHeap {
     return entries
   }
 
+  /// Removes and returns the entries `shouldRemove` picks. O(n).
+  mutating func removeAll(where shouldRemove: (Entry) -> Bool) -> [Entry] {
+    let removed = entries.filter(shouldRemove)
+    guard !removed.isEmpty else { return [] }
+    entries.removeAll(where: shouldRemove)
+    heapify()
+    return removed
+  }
+
   private mutating func popFirst() -> Entry {
     let first = entries[0]
     let last = entries.removeLast()

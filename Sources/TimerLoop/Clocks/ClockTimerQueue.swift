@@ -1,3 +1,5 @@
+import Foundation
+
 /// The timers of one clock on one loop, and the passes that run them.
 ///
 /// Made on the first timer on its clock (see ``ClockTimers``); its driver
@@ -85,8 +87,37 @@ final class ClockTimerQueue: Sendable {
   /// virtual loop's monotonic clock: the next ``rearm()`` arms the driver
   /// again, whatever it was armed for. Timers whose deadline has now passed
   /// are due in the next pass; the others wait. Loop thread only.
+  ///
+  /// A rule timer (``ClockTimer/Repeat/rule(_:)``) whose date is still ahead
+  /// takes its next date from its rule at the current time instead (libev's
+  /// `ev_periodic` calls its reschedule callback on a time jump), so no date
+  /// the jump skipped is replayed; its rule runs here, outside the lock.
   func clockWasSet() {
-    state.withLock { $0.armed = nil }
+    guard let host else { return }
+    let now = host.nanoseconds(on: clock)
+    let rescheduled = state.withLock { state in
+      state.armed = nil
+      return state.heap.removeAll { $0.deadline > now && $0.timer.rule != nil }
+    }
+    for entry in rescheduled {
+      guard let rule = entry.timer.rule else { continue }
+      if let next = Self.date(after: now, by: rule) {
+        requeue(entry.timer, at: next, sequence: entry.sequence)
+      } else {
+        entry.timer.end()
+      }
+    }
+  }
+
+  /// The first date `rule` gives after `input` (nanoseconds on the wall
+  /// clock): one not after it is raised to 0.1 ms after it, so a rule cannot
+  /// make a timer spin. `nil` if the rule ends.
+  private static func date(after input: Int64, by rule: (Date) -> Date?) -> Int64? {
+    let inputDate = Date(wallNanoseconds: input)
+    guard let next = rule(inputDate)?.wallNanoseconds else { return nil }
+    // After the date the rule was given (the nearest Date to `input`).
+    guard next <= max(input, inputDate.wallNanoseconds) else { return next }
+    return input.addingSaturated(TimerScheduler.minimumRepeatInterval.nanoseconds)
   }
 
   /// One pass, when the driver fires (loop thread): collects every timer due
@@ -114,29 +145,38 @@ final class ClockTimerQueue: Sendable {
     guard host.nanoseconds(on: clock) >= entry.deadline else {
       return requeue(entry.timer, at: entry.deadline, sequence: entry.sequence)
     }
-    guard let body = entry.timer.begin() else { return }
+    guard let (body, repeats) = entry.timer.begin() else { return }
     switch body {
     case .once(let call): call()
     case .repeating(let call): call(ClockTimerHandle(timer: entry.timer))
     }
-    let next = nextDeadline(of: entry, now: host.nanoseconds(on: clock))
+    let next = nextDeadline(after: entry.deadline, repeats, now: host.nanoseconds(on: clock))
     if entry.timer.finish(again: next != nil), let next {
       requeue(entry.timer, at: next, sequence: nil)
     }
   }
 
-  /// The deadline after a call that ended at `now`, or `nil` for none.
-  private func nextDeadline(of entry: ClockTimerHeap.Entry, now: Int64) -> Int64? {
-    switch entry.timer.repeats {
+  /// The deadline after a call due at `deadline` that ended at `now`, or
+  /// `nil` for none.
+  private func nextDeadline(after deadline: Int64, _ repeats: ClockTimer.Repeat, now: Int64)
+    -> Int64?
+  {
+    switch repeats {
     case .never:
       return nil
     case .fixedRate(let interval):
       // The first grid point after now: one call for every missed tick.
-      let missed = now.subtractingSaturated(entry.deadline) / interval
+      let missed = now.subtractingSaturated(deadline) / interval
       let (step, overflow) = (missed + 1).multipliedReportingOverflow(by: interval)
-      return overflow ? .max : entry.deadline.addingSaturated(step)
+      return overflow ? .max : deadline.addingSaturated(step)
     case .fixedDelay(let interval):
       return now.addingSaturated(interval)
+    case .rule(let rule):
+      // From the date it was due, so a grid rule keeps its grid; if that
+      // has passed too (the loop was late), from now: one call for every
+      // date missed.
+      guard let next = Self.date(after: deadline, by: rule) else { return nil }
+      return next > now ? next : Self.date(after: now, by: rule)
     }
   }
 
