@@ -19,16 +19,46 @@ extension EventLoop {
   ///   another thread, when its loop thread next runs). Exactly one of these
   ///   outcomes, or the return, ends each call.
   public func sleep(until deadline: Deadline) async throws {
-    try await Sleep.run(on: scheduler, until: deadline)
+    try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
+      try scheduler.schedule(at: deadline, interval: nil, policy: .fixedRate, body: .once(alarm))
+    }
+  }
+
+  /// Suspends the calling task until `instant` on the loop's boot time
+  /// (``continuousNow``: `CLOCK_BOOTTIME`, Swift's `ContinuousClock` on Linux,
+  /// which keeps counting while the machine is suspended; a
+  /// ``VirtualEventLoop``'s virtual boot time) or later, without blocking any
+  /// thread: the task is resumed by a one-shot boot-time timer on this loop
+  /// (``schedule(at:_:)-(ContinuousClock.Instant,_)``) and then continues on
+  /// its own executor (the loop thread only runs the timer).
+  ///
+  /// Never resumes before `instant` on that clock. Time the machine spends
+  /// suspended counts: a sleep whose instant passes during a suspend resumes
+  /// in the loop's first pass after it, where ``sleep(until:)-(Deadline)``
+  /// would still wait for the rest of its running time. A past instant
+  /// resumes in the loop's next pass. Costs one boot-time timer and, while
+  /// suspended, the same two small objects as ``sleep(until:)-(Deadline)``.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled, before or
+  ///   during the sleep: the timer is cancelled at once and the task resumes
+  ///   without waiting for `instant`. ``TimerLoopError/shutdown`` if the loop
+  ///   is shut down before `instant`, or was already: the task resumes when
+  ///   the loop releases the timer. Exactly one of these outcomes, or the
+  ///   return, ends each call. It counts in ``sleepingTaskCount`` as the
+  ///   monotonic sleeps do.
+  public func sleep(until instant: ContinuousClock.Instant) async throws {
+    try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
+      try schedule(at: instant, alarm)
+    }
   }
 
   /// Suspends the calling task for `duration` nanoseconds from ``now``; see
-  /// ``sleep(until:)``. A zero or negative duration resumes in the loop's next
+  /// ``sleep(until:)-(Deadline)``. A zero or negative duration resumes in the loop's next
   /// pass; a huge one saturates to ``Deadline/distantFuture`` (never resumes
   /// by itself, only by cancellation or shutdown).
   ///
   /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
-  ///   ``sleep(until:)`` does.
+  ///   ``sleep(until:)-(Deadline)`` does.
   public func sleep(for duration: TimeAmount) async throws {
     try await sleep(until: now + max(duration, .zero))
   }
@@ -39,13 +69,13 @@ extension EventLoop {
   /// friends mean ``TimeAmount``, as in the loop's `schedule` calls.
   ///
   /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
-  ///   ``sleep(until:)`` does.
+  ///   ``sleep(until:)-(Deadline)`` does.
   @_disfavoredOverload
   public func sleep(for duration: Duration) async throws {
     try await sleep(for: TimeAmount(duration))
   }
 
-  /// How many tasks are suspended in a sleep on this loop: ``sleep(until:)``
+  /// How many tasks are suspended in a sleep on this loop: ``sleep(until:)-(Deadline)``
   /// and its forms, ``clock``'s sleeps, a ``ticks(every:tolerance:policy:)-(TimeAmount,_,_)``
   /// iteration waiting for its next tick, and the deadline of a
   /// ``withDeadline(_:operation:)`` or `withTimeout`. A sleep counts from when

@@ -3,7 +3,7 @@ extension EventLoop {
   /// when `deadline` (on the loop's monotonic clock) passes first and throws
   /// ``TimerLoopError/timedOut``.
   ///
-  /// The deadline costs one timer on this loop, a ``sleep(until:)`` in a
+  /// The deadline costs one timer on this loop, a ``sleep(until:)-(Deadline)`` in a
   /// second child task; whichever child ends first decides the outcome and
   /// the other is cancelled. Structured concurrency: the call returns only
   /// after both children have ended, so the operation never outlives it and

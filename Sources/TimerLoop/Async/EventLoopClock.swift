@@ -1,6 +1,6 @@
 /// A `Clock` whose time is an event loop's: ``EventLoop/now`` on the loop's
 /// monotonic clock, or a ``VirtualEventLoop``'s virtual clock. Its sleeps are
-/// timers on that loop (``EventLoop/sleep(until:)``), so code written against
+/// timers on that loop (``EventLoop/sleep(until:)-(Deadline)``), so code written against
 /// `any Clock<Duration>` or a generic `Clock` (a debounce, a retry with
 /// backoff) runs on the loop's timers in production and on virtual time in
 /// tests, with no change: both loops give the same type.
@@ -39,7 +39,7 @@ public struct EventLoopClock: Clock {
   public var minimumResolution: Duration { .nanoseconds(1) }
 
   /// Suspends the calling task until `deadline` or later, on a timer of the
-  /// loop (``EventLoop/sleep(until:)``: no thread blocked, never early).
+  /// loop (``EventLoop/sleep(until:)-(Deadline)``: no thread blocked, never early).
   ///
   /// - Parameters:
   ///   - deadline: when to resume, on the loop's clock.

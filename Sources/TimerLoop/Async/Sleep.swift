@@ -1,18 +1,31 @@
+/// The handle of the one-shot timer a sleep waits on, on whichever clock:
+/// cancelled when the sleeping task is.
+protocol SleepTimer: Sendable {
+  func cancel()
+}
+
+extension TimerHandle: SleepTimer {}
+extension ClockTimerHandle: SleepTimer {}
+
 /// One task's sleep on a loop: its continuation and the one-shot timer that
 /// resumes it. Three things can end a sleep: the timer fires, the task is
 /// cancelled, or the loop shuts down (which releases the timer's closure
 /// without calling it). Whichever comes first takes the continuation out of
 /// `phase` under the lock and resumes it; the others find nothing to resume,
-/// so it is resumed exactly once and never leaked.
-final class Sleep: Sendable {
+/// so it is resumed exactly once and never leaked. Generic over the timer's
+/// handle, so that sleeps on every clock share this one path.
+final class Sleep<Timer: SleepTimer>: Sendable {
   private enum Phase {
     /// The continuation does not exist yet.
     case idle
     /// Suspended. The handle is `nil` until the timer is scheduled; from then
     /// on the sleep counts in ``SleepingTasks``.
-    case waiting(UnsafeContinuation<Void, any Error>, TimerHandle?)
+    case waiting(UnsafeContinuation<Void, any Error>, Timer?)
     case finished
   }
+
+  /// Schedules the sleep's one-shot timer to call `alarm` at the sleep's end.
+  typealias Arm = (_ alarm: @escaping @Sendable () -> Void) throws(TimerLoopError) -> Timer
 
   private let phase = Locked(Phase.idle)
   private let scheduler: TimerScheduler
@@ -21,29 +34,26 @@ final class Sleep: Sendable {
     self.scheduler = scheduler
   }
 
-  /// Suspends the calling task until `deadline` on `scheduler`'s loop; see
-  /// ``EventLoop/sleep(until:)``.
-  static func run(on scheduler: TimerScheduler, until deadline: Deadline) async throws {
+  /// Suspends the calling task until the timer that `arm` schedules on
+  /// `scheduler`'s loop fires; see ``EventLoop/sleep(until:)-(Deadline)``.
+  static func run(on scheduler: TimerScheduler, arm: Arm) async throws {
     let sleep = Sleep(scheduler: scheduler)
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
-        sleep.start(continuation, until: deadline)
+        sleep.start(continuation, arm: arm)
       }
     } onCancel: {
       sleep.finish(throwing: CancellationError())
     }
   }
 
-  private func start(_ continuation: UnsafeContinuation<Void, any Error>, until deadline: Deadline)
-  {
+  private func start(_ continuation: UnsafeContinuation<Void, any Error>, arm: Arm) {
     phase.withLock { $0 = .waiting(continuation, nil) }
     // A cancellation before this point found no continuation to resume.
     if Task.isCancelled { return finish(throwing: CancellationError()) }
-    let handle: TimerHandle
+    let handle: Timer
     do {
-      handle = try scheduler.schedule(
-        at: deadline, interval: nil, policy: .fixedRate,
-        body: .once { [alarm = Alarm(self)] in alarm.ring() })
+      handle = try arm { [alarm = Alarm(self)] in alarm.ring() }
     } catch {
       return finish(throwing: error)
     }
@@ -61,7 +71,7 @@ final class Sleep: Sendable {
   /// Resumes the task, returning if `error` is `nil`, unless it was resumed
   /// already. Cancellation also cancels the timer.
   fileprivate func finish(throwing error: (any Error)?) {
-    let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, TimerHandle?)? in
+    let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, Timer?)? in
       guard case .waiting(let continuation, let handle) = phase else { return nil }
       phase = .finished
       if handle != nil { scheduler.sleepingTasks.decrement() }
@@ -81,10 +91,10 @@ final class Sleep: Sendable {
 /// closure after firing it, when the timer is cancelled, and at shutdown
 /// without firing it; in that last case nothing else would resume the task,
 /// so the release itself does.
-private final class Alarm: Sendable {
-  private let sleep: Sleep
+private final class Alarm<Timer: SleepTimer>: Sendable {
+  private let sleep: Sleep<Timer>
 
-  init(_ sleep: Sleep) {
+  init(_ sleep: Sleep<Timer>) {
     self.sleep = sleep
   }
 

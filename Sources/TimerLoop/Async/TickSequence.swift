@@ -5,7 +5,7 @@
 /// Pulled, not pushed: nothing is produced while the consumer is busy, so a
 /// slow consumer never accumulates ticks (O(1) memory whatever the delay).
 /// Each `next()` that has to wait sleeps on one timer of the loop
-/// (``EventLoop/sleep(until:)``); between ticks no timer exists. A tick asked
+/// (``EventLoop/sleep(until:)-(Deadline)``); between ticks no timer exists. A tick asked
 /// for after its grid point is delivered at once, and the ticks after it
 /// follow the sequence's ``MissedTickBehavior``.
 ///

@@ -129,7 +129,7 @@ import Testing
 
 /// Retries `body` up to `attempts` times, sleeping 100 ms, 200 ms, 400 ms, ...
 /// between tries on `clock`.
-private func retry(
+func retry(
   on clock: any Clock<Duration>, attempts: Int, _ body: () async throws -> Void
 ) async throws {
   var backoff = Duration.milliseconds(100)

@@ -71,6 +71,13 @@ func eventLoopClockExample(loop: any EventLoop, connect: () async throws -> Void
   try await retry(on: loop.clock) { try await connect() }
 }
 
+/// `EventLoopContinuousClock`, waiting out an expiry.
+func eventLoopContinuousClockExample(loop: any EventLoop) async throws {
+  let clock = loop.continuousClock
+  let expiry = clock.now.advanced(by: .seconds(600))
+  try await clock.sleep(until: expiry)  // 10 minutes, time suspended included
+}
+
 /// `ticks(every:tolerance:policy:)`.
 enum TicksExample {
   static func report(at tick: Deadline) {}

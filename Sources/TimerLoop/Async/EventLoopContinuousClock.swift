@@ -1,0 +1,64 @@
+/// A `Clock` on an event loop's boot time, the sibling of ``EventLoopClock``
+/// for waits that must count time the machine spent suspended: a lease, a
+/// token expiry, a "retry in 10 minutes" on a laptop or a paused VM.
+///
+/// Its time is ``EventLoop/continuousNow``: `CLOCK_BOOTTIME`, the clock Swift's
+/// `ContinuousClock` reads on Linux, which keeps counting while the machine is
+/// suspended (``EventLoopClock``'s `CLOCK_MONOTONIC` stops), or a
+/// ``VirtualEventLoop``'s virtual boot time, which
+/// ``VirtualEventLoop/suspend(for:)`` moves without moving its monotonic
+/// time. Instants are `ContinuousClock.Instant`s, so on a real loop they
+/// compare with `ContinuousClock.now`. Its sleeps are the loop's boot-time
+/// timers (``EventLoop/sleep(until:)-(ContinuousClock.Instant)``), so generic
+/// `Clock` code runs on them in production and on virtual time in tests.
+///
+/// ```swift
+/// let clock = loop.continuousClock
+/// let expiry = clock.now.advanced(by: .seconds(600))
+/// try await clock.sleep(until: expiry)  // 10 minutes, time suspended included
+/// ```
+public struct EventLoopContinuousClock: Clock {
+  /// Durations are Swift's `Duration`.
+  public typealias Duration = Swift.Duration
+  /// Instants are `ContinuousClock`'s: boot time, in nanoseconds.
+  public typealias Instant = ContinuousClock.Instant
+
+  /// The loop whose boot time this clock tells and whose timers it sleeps on.
+  public let loop: any EventLoop
+
+  /// A clock on `loop`; the same as ``EventLoop/continuousClock``.
+  public init(loop: any EventLoop) {
+    self.loop = loop
+  }
+
+  /// The loop's boot time, ``EventLoop/continuousNow``.
+  public var now: ContinuousClock.Instant { loop.continuousNow }
+
+  /// One nanosecond: the unit of boot-time deadlines. A real loop fires them
+  /// late by the kernel's wake-up latency.
+  public var minimumResolution: Duration { .nanoseconds(1) }
+
+  /// Suspends the calling task until `deadline` on the loop's boot time, or
+  /// later, on a boot-time timer of the loop
+  /// (``EventLoop/sleep(until:)-(ContinuousClock.Instant)``: no thread
+  /// blocked, never early, time suspended counted).
+  ///
+  /// - Parameters:
+  ///   - deadline: when to resume, on the loop's boot time.
+  ///   - tolerance: accepted for `Clock`, not used: boot-time timers are
+  ///     not grouped onto a coarser grid, so the sleep ends at `deadline`.
+  /// - Throws: `CancellationError` if the task is cancelled (the timer is
+  ///   cancelled at once), ``TimerLoopError/shutdown`` if the loop shuts down.
+  public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration? = nil)
+    async throws
+  {
+    try await loop.sleep(until: deadline)
+  }
+}
+
+extension EventLoop {
+  /// This loop's boot time as a `Clock` (``EventLoopContinuousClock``):
+  /// instants are `ContinuousClock.Instant`s, sleeps are this loop's
+  /// boot-time timers and count time the machine spent suspended.
+  public var continuousClock: EventLoopContinuousClock { EventLoopContinuousClock(loop: self) }
+}
