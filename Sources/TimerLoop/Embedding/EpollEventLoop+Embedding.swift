@@ -78,7 +78,8 @@ extension EpollEventLoop {
       scheduler.passDidEnd(
         outcome, start: start, end: now, wokeUp: true, delegate: scheduler.metricsDelegate)
       guard !scheduler.isShutdown else {
-        if let error = scheduler.wakeUpFailure { throw error }
+        // A clock timerfd's failure stopped it from a handler (see EpollEventLoop+Clocks).
+        if let error = scheduler.wakeUpFailure ?? terminationError { throw error }
         return
       }
       let (earliest, hasTasks) = scheduler.pendingWork

@@ -5,7 +5,9 @@ import Synchronization
 
 /// An event loop on a real thread: one epoll instance, one `CLOCK_MONOTONIC`
 /// timerfd armed with `TFD_TIMER_ABSTIME` at the earliest pending deadline, and
-/// one eventfd through which other threads wake it.
+/// one eventfd through which other threads wake it. Timers on the boot-time
+/// and wall clocks (``ClockTimerHandle``) add one timerfd per clock, opened
+/// when the first such timer is scheduled.
 ///
 /// Run it on the calling thread with ``run()``, or on a thread of its own with
 /// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``. Each iteration runs one pass of due work (see
@@ -169,9 +171,10 @@ public final class EpollEventLoop: EventLoop {
   /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``) or was shut down.
   ///
   /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
-  ///   the loop's descriptors fails, or another thread's wake-up write
-  ///   (`eventfd_write`; see ``terminationError``); the loop is shut down first
-  ///   (every closure released, descriptors closed).
+  ///   the loop's descriptors fails, or opening the timerfd of a boot-time or
+  ///   wall-clock timer (`timerfd_create`, `epoll_ctl`), or another thread's
+  ///   wake-up write (`eventfd_write`; see ``terminationError``); the loop is
+  ///   shut down first (every closure released, descriptors closed).
   public func run() throws(SystemError) {
     guard claim() else { return }
     try runClaimed()
@@ -235,7 +238,8 @@ public final class EpollEventLoop: EventLoop {
         try selector.wait(block: block)
         dispatchReadyDescriptors()
       }
-      if let error = scheduler.wakeUpFailure { throw error }
+      // A clock timerfd's failure stopped it from a handler (see EpollEventLoop+Clocks).
+      if let error = scheduler.wakeUpFailure ?? terminationError { throw error }
     } catch {
       // Recorded before the deferred shutdown, so whoever waits for the stop sees why.
       failure.withLock { $0 = error }

@@ -3,7 +3,9 @@ import Synchronization
 
 /// An event loop on a virtual clock, for deterministic tests: time moves only
 /// when the test calls ``advanceTime(by:)-(TimeAmount)`` or ``advanceTime(to:)``, and due
-/// closures run on the thread making that call.
+/// closures run on the thread making that call. Its boot-time and wall
+/// clocks (``EventLoop/continuousNow``, ``EventLoop/wallClockNow``) move with
+/// it, and also when the test calls ``suspend(for:)`` or ``setWallClock(to:)``.
 ///
 /// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
 /// repeat and bad-input rules are the real loop's, with no sleeping and no

@@ -90,6 +90,36 @@ import Testing
     #expect(canary.object == nil, "a stopped loop still holds a closure")
   }
 
+  @Test func runThrowsTheFailureOfAClockTimerfd() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    let thrown = Locked<(any Error)?>(nil)
+    let returned = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      do { try loop.run() } catch { thrown.withLock { $0 = error } }
+      returned.signal()
+    }
+    try onLoopFailing(loop, "timerfd_create", with: [EMFILE]) {
+      _ = try? loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) {}
+    }
+    #expect(returned.wait(timeout: .now() + .seconds(30)) == .success)
+    let error = try #require(thrown.withLock { $0 } as? SystemError)
+    #expect(error == SystemError(syscall: "timerfd_create", errno: EMFILE))
+  }
+
+  @Test func runOnceThrowsTheFailureOfAClockTimerfd() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    try loop.execute {
+      FaultInjection.inject([EMFILE], into: "timerfd_create")
+      defer { FaultInjection.reset() }
+      _ = try? loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) {}
+    }
+    #expect(throws: SystemError(syscall: "timerfd_create", errno: EMFILE)) {
+      try loop.runOnce()
+    }
+  }
+
   @Test func aFailingReadOfTheTimerfdStopsTheLoopAndSaysWhy() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
