@@ -28,7 +28,15 @@ extension EventLoop {
   /// ``continuousNow``). An instant in the past runs in the next pass; one
   /// beyond the clock's range (about 292 years after boot) never runs and
   /// costs no CPU. The instant is converted to whole nanoseconds rounding
-  /// up, so the timer never fires before it.
+  /// up, so the timer never fires before it. Equal instants fire in the
+  /// order they were scheduled.
+  ///
+  /// On an ``EpollEventLoop`` the first boot-time timer opens a timerfd on
+  /// `CLOCK_BOOTTIME` (`timerfd_create(2)`), armed with `TFD_TIMER_ABSTIME`
+  /// for the earliest instant, in the loop's epoll set; a loop that never
+  /// schedules one has no such descriptor. Boot-time timers are kept in a
+  /// binary heap beside the loop's timing wheel: for leases and expiries,
+  /// not for millions of timers, which is the monotonic wheel's O(1) path.
   ///
   /// Cancel it with ``ClockTimerHandle/cancel()``: exact from any thread.
   ///

@@ -18,7 +18,9 @@ extension EventLoop {
   /// each date `nextDate` gives, until cancelled or until `nextDate`
   /// returns `nil`.
   ///
-  /// After a call, `nextDate` is called on the loop's thread with the date
+  /// libev's `ev_periodic` with a reschedule callback, on the wall clock
+  /// (see ``schedule(at:_:)-(Date,_)``: `CLOCK_REALTIME`, following clock
+  /// changes). After a call, `nextDate` is called on the loop's thread with the date
   /// the timer was due (a date the loop reached, never early); it must
   /// return the first date of the schedule strictly after its argument. A
   /// date not after its argument is raised to 0.1 ms after it, so a wrong
@@ -54,8 +56,11 @@ extension EventLoop {
   /// `components` in `calendar` ("every day at 03:00": `DateComponents(hour: 3,
   /// minute: 0)`), until cancelled, or until no date matches any more.
   ///
-  /// Each date is `calendar.nextDate(after:matching:matchingPolicy:)` of the
-  /// previous one, the first of ``wallClockNow``, so the calendar's time zone
+  /// A wall-clock timer (see ``schedule(at:_:)-(Date,_)``: `CLOCK_REALTIME`,
+  /// following clock changes). Each date is
+  /// `calendar.nextDate(after:matching:matchingPolicy:)` of the previous one
+  /// (Apple's Foundation documentation describes the matching), the first
+  /// of ``wallClockNow``, so the calendar's time zone
   /// decides what 03:00 is, and `matchingPolicy` what happens to a time a
   /// daylight-saving transition skips (with `.nextTime`, the default, 02:30
   /// on a spring-forward day fires at the first time after the gap) or to a

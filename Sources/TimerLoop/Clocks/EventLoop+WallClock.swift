@@ -38,7 +38,19 @@ extension EventLoop {
   /// A date beyond the range of `CLOCK_REALTIME` nanoseconds (after the year
   /// 2262: `Date.distantFuture` included), positive infinity or NaN never
   /// runs and costs no CPU. `date` is rounded up to whole nanoseconds, so the
-  /// timer never fires before it.
+  /// timer never fires before it. Equal dates fire in the order they were
+  /// scheduled.
+  ///
+  /// On an ``EpollEventLoop`` the first wall-clock timer opens a timerfd on
+  /// `CLOCK_REALTIME`, armed for the earliest date with `TFD_TIMER_ABSTIME |
+  /// TFD_TIMER_CANCEL_ON_SET` (`timerfd_create(2)`): when the clock is set,
+  /// the kernel wakes the loop at once (its read fails with `ECANCELED`),
+  /// and the loop re-evaluates every wall-clock timer, where libev's
+  /// `ev_periodic` notices a jump only when the loop next wakes. Just before
+  /// each call the loop reads the wall clock again; a timer whose date is
+  /// still ahead (the clock was set back meanwhile) waits for it. A loop that
+  /// never schedules one has no such descriptor. Wall-clock timers are kept
+  /// in a binary heap beside the loop's timing wheel.
   ///
   /// Cancel it with ``ClockTimerHandle/cancel()``: exact from any thread.
   ///
