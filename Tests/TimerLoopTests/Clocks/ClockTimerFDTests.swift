@@ -120,6 +120,26 @@ import Testing
     }
   }
 
+  /// A host loop that watches only the backend descriptor hears of clock
+  /// timers too: their timerfds are in the same epoll set.
+  @Test func anEmbeddedLoopsDescriptorBecomesReadableForClockTimers() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    let fired = EventLog<String>()
+    try loop.schedule(at: loop.continuousNow.advanced(by: .milliseconds(5))) {
+      fired.append("boot")
+    }
+    try loop.schedule(at: loop.wallClockNow.addingTimeInterval(0.005)) { fired.append("wall") }
+    var polls = 0
+    while fired.all.count < 2 && polls < 1_000 {
+      var watch = pollfd(fd: loop.backendDescriptor, events: Int16(POLLIN), revents: 0)
+      #expect(poll(&watch, 1, 30_000) == 1, "the descriptor did not become readable")
+      try loop.runOnce()
+      polls += 1
+    }
+    #expect(Set(fired.all) == ["boot", "wall"])
+  }
+
   @Test func aFailingReadOfTheTimerfdStopsTheLoopAndSaysWhy() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
