@@ -29,7 +29,10 @@ import TimerLoop
 ///   `VirtualEventLoop` whose time was advanced), so dates keep counting from
 ///   the present; a virtual clock that stands still keeps its anchor. Changing the wall
 ///   clock does not move a timer already scheduled (on Apple's platforms it
-///   does not either: run loop timers use mach absolute time).
+///   does not either: run loop timers use mach absolute time). A timer made
+///   with ``init(fire:interval:repeats:userInfo:clock:block:)-(_,TimeInterval,_,_,_,_)``
+///   and ``TimerClock/wall`` counts on the loop's wall clock instead, and
+///   follows it when it is set, as GCD's `dispatch_walltime` timers do.
 /// - **Thread.** The block runs on the loop's thread, or on the
 ///   `DispatchQueue` given at scheduling, one call at a time: ``fire()`` from
 ///   another thread waits for a running call to return, and a firing that
@@ -73,6 +76,11 @@ public final class BlockTimer: Sendable {
   /// Whether the timer repeats until invalidated.
   public let repeats: Bool
 
+  /// The clock the timer counts on: ``TimerClock/monotonic`` unless it was
+  /// made with ``init(fire:interval:repeats:userInfo:clock:block:)-(_,TimeInterval,_,_,_,_)``
+  /// and ``TimerClock/wall``.
+  public let clock: TimerClock
+
   /// The repeat interval on the loop's clock; unused for one-shots.
   private let interval: TimeAmount
   private let state: Locked<State>
@@ -89,6 +97,23 @@ public final class BlockTimer: Sendable {
 
   typealias Block = @Sendable (BlockTimer) -> Void
 
+  /// The loop's one-shot timer for a scheduled timer.
+  private enum LoopTimer {
+    /// On the monotonic clock: moved in place.
+    case monotonic(TimerHandle)
+    /// On the wall clock, where a timer cannot be moved: each move cancels it
+    /// and schedules the next `generation`, so that a firing of one replaced
+    /// while it was starting is told apart and dropped.
+    case wall(ClockTimerHandle, generation: UInt64)
+
+    func cancel() {
+      switch self {
+      case .monotonic(let handle): handle.cancel()
+      case .wall(let handle, _): handle.cancel()
+      }
+    }
+  }
+
   /// A timer on a loop. The loop runs a one-shot at `nominal + shift`; the
   /// timer moves it on after each firing, so the schedule has one source of
   /// truth, here, changed only under the lock.
@@ -97,11 +122,12 @@ public final class BlockTimer: Sendable {
     /// alive while it runs the timer.
     weak var loop: (any EventLoop)?
     let context: LoopContext
-    let handle: TimerHandle
+    var timer: LoopTimer
     let queue: DispatchQueue?
-    /// The next firing on the loop's clock, without the tolerance shift. A
-    /// firing before it is one that the loop had committed to before a move
-    /// made on another thread reached it, and is not a firing.
+    /// The next firing on the timer's clock, without the tolerance shift. On
+    /// the monotonic clock, a firing before it is one that the loop had
+    /// committed to before a move made on another thread reached it, and is
+    /// not a firing.
     var nominal: Deadline
     /// How far tolerance moved the loop's deadline past `nominal` (≥ 0, < tolerance).
     var shift: TimeAmount
@@ -131,19 +157,20 @@ public final class BlockTimer: Sendable {
     case fireDate
     /// This many seconds after the loop's `now` (≤ 0: the loop's next pass).
     case delay(TimeInterval)
-    /// At this deadline on the loop's clock.
+    /// At this deadline on the timer's clock.
     case deadline(Deadline)
   }
 
   init(
     fireDate: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
-    block: @escaping Block
+    clock: TimerClock = .monotonic, block: @escaping Block
   ) {
     // Apple ignores the interval of a one-shot, so only a repeating timer can
     // be made invalid by a NaN interval.
     let clamped = interval.isNaN ? interval : max(interval, Self.minimumInterval)
     let valid = !(repeats && clamped.isNaN) && !fireDate.timeIntervalSinceReferenceDate.isNaN
     self.repeats = repeats
+    self.clock = clock
     self.timeInterval = repeats && valid ? clamped : 0
     self.interval = (try? TimeAmount(seconds: clamped)) ?? .max
     self.userInfo = userInfo
@@ -169,18 +196,34 @@ public final class BlockTimer: Sendable {
 
   /// Creates a timer that first fires at `date` and then, if it repeats, every
   /// `interval` seconds (below 0.0001 becomes 0.0001), once added to a loop with
-  /// ``add(to:deliveringOn:)``. Apple's `init(fire:interval:repeats:block:)`.
+  /// ``add(to:deliveringOn:)``. Apple's `init(fire:interval:repeats:block:)`,
+  /// with a choice of clock.
   ///
   /// A date in the past fires in the loop's next pass. A NaN `date`, or a NaN
   /// `interval` on a repeating timer, gives an invalid timer that never fires
   /// (a one-shot ignores its interval, as Apple's does); `Date.distantFuture`
   /// never fires.
+  ///
+  /// - Parameters:
+  ///   - date: the first firing.
+  ///   - interval: seconds between firings of a repeating timer.
+  ///   - repeats: `false` for a one-shot, invalidated after it fires.
+  ///   - userInfo: returned by ``userInfo``.
+  ///   - clock: ``TimerClock/monotonic`` (the default: Apple's run-loop
+  ///     timers, which setting the wall clock does not move) or
+  ///     ``TimerClock/wall`` (`dispatch_walltime`'s: fires when the wall clock
+  ///     reaches `date`, follows the wall clock when it is set). A repeating
+  ///     wall-clock timer stays on the grid `date + n × interval` of the wall
+  ///     clock, and fires once for the periods a step forward jumps over.
+  ///   - block: receives the timer, on the loop's thread or the queue given
+  ///     to ``add(to:deliveringOn:)``.
   public convenience init(
     fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
-    block: @escaping @Sendable (BlockTimer) -> Void
+    clock: TimerClock = .monotonic, block: @escaping @Sendable (BlockTimer) -> Void
   ) {
     self.init(
-      fireDate: date, interval: interval, repeats: repeats, userInfo: userInfo, block: block)
+      fireDate: date, interval: interval, repeats: repeats, userInfo: userInfo, clock: clock,
+      block: block)
   }
 
   /// Creates a timer and schedules it: Apple's
@@ -245,10 +288,10 @@ public final class BlockTimer: Sendable {
     let context = LoopContext.of(loop)
     let released: Block? = state.withLock { state in
       guard case .idle(let fireDate) = state.phase else { return nil }
-      let now = loop.now
+      let now = clock.now(on: loop)
       let first: Deadline? =
         switch start {
-        case .fireDate: context.deadline(for: fireDate, on: loop).map { max($0, now) }
+        case .fireDate: clock.deadline(for: fireDate, in: context, on: loop).map { max($0, now) }
         case .delay(let delay): (try? TimeAmount(seconds: delay)).map { now + $0 }
         case .deadline(let deadline): deadline
         }
@@ -258,10 +301,10 @@ public final class BlockTimer: Sendable {
         let shift = Self.coalescingShift(for: first, tolerance: state.tolerance)
         // The loop holds the timer strongly until the handle is cancelled or
         // the one-shot ends without being moved on, as a run loop does.
-        if let handle = try? loop.schedule(at: first + shift, { [self] in loopDidFire() }) {
+        if let timer = try? arm(on: loop, at: first + shift, generation: 0) {
           state.phase = .scheduled(
             Scheduled(
-              loop: loop, context: context, handle: handle, queue: queue, nominal: first,
+              loop: loop, context: context, timer: timer, queue: queue, nominal: first,
               shift: shift))
           return nil
         }
@@ -274,6 +317,21 @@ public final class BlockTimer: Sendable {
     _ = released  // released outside the lock
   }
 
+  /// Schedules the loop's one-shot for this timer at `deadline` on its clock.
+  private func arm(on loop: any EventLoop, at deadline: Deadline, generation: UInt64)
+    throws(TimerLoopError) -> LoopTimer
+  {
+    switch clock {
+    case .monotonic:
+      return .monotonic(try loop.schedule(at: deadline) { [self] in loopDidFire(generation: nil) })
+    case .wall:
+      let handle = try loop.schedule(at: TimerClock.wallAlarmDate(for: deadline)) { [self] in
+        loopDidFire(generation: generation)
+      }
+      return .wall(handle, generation: generation)
+    }
+  }
+
   private var isIdle: Bool {
     state.withLock { state in
       if case .idle = state.phase { return true }
@@ -284,9 +342,10 @@ public final class BlockTimer: Sendable {
   // MARK: Firing
 
   /// Called by the loop when its one-shot for this timer comes due, on its
-  /// thread. Moves a repeating timer on to its next grid point before the call,
-  /// so the block can move or invalidate it.
-  private func loopDidFire() {
+  /// thread; `generation` is the wall-clock timer's, `nil` on the monotonic
+  /// clock. Moves a repeating timer on to its next grid point before the
+  /// call, so the block can move or invalidate it.
+  private func loopDidFire(generation: UInt64?) {
     enum Next {
       case skip
       case call(any EventLoop)
@@ -296,16 +355,23 @@ public final class BlockTimer: Sendable {
       guard case .scheduled(var scheduled) = state.phase, let loop = scheduled.loop else {
         return .skip
       }
-      let now = loop.now
-      guard now >= scheduled.nominal else {
-        // Committed to before a move from another thread reached the loop:
-        // wait for the date set since (the move's own request does the same).
-        scheduled.handle.reschedule(to: scheduled.nominal + scheduled.shift)
-        return .skip
+      let now = clock.now(on: loop)
+      switch scheduled.timer {
+      case .monotonic(let handle):
+        guard now >= scheduled.nominal else {
+          // Committed to before a move from another thread reached the loop:
+          // wait for the date set since (the move's own request does the same).
+          handle.reschedule(to: scheduled.nominal + scheduled.shift)
+          return .skip
+        }
+      case .wall(_, let current):
+        // A replaced timer that was starting when a move cancelled it. The
+        // loop checked the current one's date against the wall clock.
+        guard generation == current else { return .skip }
       }
       if repeats {
         let next = scheduled.nominal.nextGridPoint(after: now, interval: interval)
-        Self.move(&scheduled, to: next, tolerance: state.tolerance)
+        move(&scheduled, to: next, tolerance: state.tolerance)
       }
       defer { state.phase = .scheduled(scheduled) }
       guard let queue = scheduled.queue else { return .call(loop) }
@@ -388,13 +454,13 @@ public final class BlockTimer: Sendable {
         state.phase = .invalid(fireDate: fireDate)
         scheduled = nil
       case .scheduled(let current):
-        state.phase = .invalid(fireDate: Self.fireDate(of: current))
+        state.phase = .invalid(fireDate: fireDate(of: current))
         scheduled = current
       }
       defer { state.block = nil }
       return (scheduled, state.block)
     }
-    scheduled?.handle.cancel()
+    scheduled?.timer.cancel()
     scheduled?.context.unregister(self)
     _ = block  // released outside the lock
   }
@@ -432,7 +498,7 @@ public final class BlockTimer: Sendable {
       state.withLock { state in
         switch state.phase {
         case .idle(let fireDate), .invalid(let fireDate): fireDate
-        case .scheduled(let scheduled): Self.fireDate(of: scheduled)
+        case .scheduled(let scheduled): fireDate(of: scheduled)
         }
       }
     }
@@ -446,10 +512,12 @@ public final class BlockTimer: Sendable {
           state.phase = .idle(fireDate: newValue)
           return false
         case .scheduled(var scheduled):
-          guard let requested = scheduled.context.deadline(for: newValue, on: scheduled.loop)
+          guard
+            let requested = clock.deadline(
+              for: newValue, in: scheduled.context, on: scheduled.loop)
           else { return true }
-          let now = scheduled.loop?.now ?? requested
-          Self.move(&scheduled, to: max(requested, now), tolerance: state.tolerance)
+          let now = scheduled.loop.map(clock.now(on:)) ?? requested
+          move(&scheduled, to: max(requested, now), tolerance: state.tolerance)
           state.phase = .scheduled(scheduled)
           return false
         }
@@ -482,28 +550,38 @@ public final class BlockTimer: Sendable {
         guard Self.coalescingShift(for: nominal, tolerance: tolerance) != scheduled.shift else {
           return
         }
-        Self.move(&scheduled, to: nominal, tolerance: tolerance)
+        move(&scheduled, to: nominal, tolerance: tolerance)
         state.phase = .scheduled(scheduled)
       }
     }
   }
 
   /// Moves a scheduled timer's next firing to `nominal` plus its tolerance shift.
-  private static func move(
-    _ scheduled: inout Scheduled, to nominal: Deadline, tolerance: TimeInterval
-  ) {
-    let shift = coalescingShift(for: nominal, tolerance: tolerance)
+  private func move(_ scheduled: inout Scheduled, to nominal: Deadline, tolerance: TimeInterval) {
+    let shift = Self.coalescingShift(for: nominal, tolerance: tolerance)
     // A one-shot already running is invalidated after its block whatever its
     // date, so moving it then has no lasting effect (Apple documents the same).
-    // From another thread this is a request the loop applies in order; until
-    // then a firing it had committed to is recognised as stale (loopDidFire).
-    scheduled.handle.reschedule(to: nominal + shift)
+    switch scheduled.timer {
+    case .monotonic(let handle):
+      // From another thread this is a request the loop applies in order; until
+      // then a firing it had committed to is recognised as stale (loopDidFire).
+      handle.reschedule(to: nominal + shift)
+    case .wall(let handle, let generation):
+      handle.cancel()
+      // Only a loop shutting down refuses the new timer; its shutdown then
+      // invalidates this one (it is registered), as it does every timer.
+      if let loop = scheduled.loop,
+        let timer = try? arm(on: loop, at: nominal + shift, generation: generation &+ 1)
+      {
+        scheduled.timer = timer
+      }
+    }
     scheduled.nominal = nominal
     scheduled.shift = shift
   }
 
-  private static func fireDate(of scheduled: Scheduled) -> Date {
-    scheduled.context.date(for: scheduled.nominal, on: scheduled.loop)
+  private func fireDate(of scheduled: Scheduled) -> Date {
+    clock.date(for: scheduled.nominal, in: scheduled.context, on: scheduled.loop)
   }
 
   /// How far to delay `deadline` so that it lands on the grid of the largest
@@ -540,17 +618,16 @@ extension BlockTimer: LoopMember {
 }
 
 extension BlockTimer {
-  /// A one-shot on `loop` at `deadline` (monotonic clock), for the types built
-  /// on ``BlockTimer`` that count in loop time rather than in dates. Invalid at
+  /// A one-shot on `loop` at `deadline` on `clock`, for the types built on
+  /// ``BlockTimer`` that count in loop time rather than in dates. Invalid at
   /// once if the loop has shut down.
   static func scheduled(
-    at deadline: Deadline, on loop: any EventLoop, deliveringOn queue: DispatchQueue?,
-    block: @escaping @Sendable (BlockTimer) -> Void
+    at deadline: Deadline, on loop: any EventLoop, clock: TimerClock = .monotonic,
+    deliveringOn queue: DispatchQueue?, block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
     let timer = BlockTimer(
-      fireDate: LoopContext.of(loop).date(for: deadline, on: loop), interval: 0, repeats: false,
-      userInfo: nil,
-      block: block)
+      fireDate: clock.date(for: deadline, in: LoopContext.of(loop), on: loop), interval: 0,
+      repeats: false, userInfo: nil, clock: clock, block: block)
     timer.schedule(on: loop, start: .deadline(deadline), queue: queue)
     return timer
   }

@@ -17,9 +17,17 @@ import TimerLoop
 /// ```
 ///
 /// Semantics:
-/// - **Time.** Seconds, counted on the loop's monotonic clock, and only while
-///   running: ``suspend()`` freezes the remaining time, ``resume()`` continues
-///   from it.
+/// - **Time.** Seconds, counted only while running: ``suspend()`` freezes the
+///   remaining time, ``resume()`` continues from it. By default on the loop's
+///   monotonic clock, which setting the wall clock does not move and which
+///   stops while the machine is suspended. With `clock: .wall`, on the loop's
+///   wall clock, as a GCD countdown whose timer starts at `dispatch_walltime`:
+///   each tick is due at a wall-clock date, so setting the clock forward uses
+///   up running time at once (the ticks jumped over are skipped, and past the
+///   end the final tick and the completion come in the loop's next pass),
+///   setting it back makes the next tick wait for the clock to reach its date
+///   again (meanwhile ``remaining`` counts no time as passed since the last
+///   tick, start or resume), and time the machine spends suspended counts.
 /// - **Ticks.** Ticks fall on the countdown's own grid: when `k × tickInterval`
 ///   seconds of running time have passed (k = 1, 2, ...), and once more when the
 ///   duration is used up. So a 5 s countdown ticking every second ticks with
@@ -67,6 +75,8 @@ public final class CountdownTimer: Sendable {
   /// The time between ticks, in seconds (below 0.0001, zero and negative
   /// included, it was raised to 0.0001, the floor Apple's `Timer` applies).
   public let tickInterval: TimeInterval
+  /// The clock the countdown counts on (see Time above).
+  public let clock: TimerClock
 
   private let total: TimeAmount
   private let tick: TimeAmount
@@ -107,7 +117,8 @@ public final class CountdownTimer: Sendable {
 
   private enum Phase {
     case idle
-    /// `elapsed` running time had passed at `since`; `timer` is the next tick.
+    /// `elapsed` running time had passed at `since` (on the countdown's
+    /// clock); `timer` is the next tick.
     case running(since: Deadline, elapsed: TimeAmount, timer: TickTimer)
     case suspended(elapsed: TimeAmount)
     /// The final tick is being delivered; the completion follows unless that
@@ -126,6 +137,8 @@ public final class CountdownTimer: Sendable {
   ///     included) becomes 0.0001, so a tiny tick cannot spin the loop.
   ///   - loop: `nil` picks ``DefaultLoop/current`` now.
   ///   - queue: deliver callbacks on this queue instead of the loop's thread.
+  ///   - clock: ``TimerClock/monotonic`` (the default) or ``TimerClock/wall``
+  ///     (`dispatch_walltime`'s semantics); see Time above.
   ///   - onTick: receives the remaining seconds and the progress in 0...1.
   ///   - onCompletion: called once when the countdown runs out.
   /// - Throws: `TimerLoopError.invalidInterval` when `duration` or
@@ -133,7 +146,7 @@ public final class CountdownTimer: Sendable {
   ///   shared loop cannot start.
   public init(
     duration: TimeInterval, tickInterval: TimeInterval, on loop: (any EventLoop)? = nil,
-    deliveringOn queue: DispatchQueue? = nil,
+    deliveringOn queue: DispatchQueue? = nil, clock: TimerClock = .monotonic,
     onTick: @escaping @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void,
     onCompletion: @escaping @Sendable () -> Void
   ) throws {
@@ -143,6 +156,7 @@ public final class CountdownTimer: Sendable {
     tick = try TimeAmount(seconds: interval)
     self.duration = max(duration, 0)
     self.tickInterval = interval
+    self.clock = clock
     let loop = try loop ?? DefaultLoop.resolved()
     self.loop = loop
     context = LoopContext.of(loop)
@@ -219,7 +233,7 @@ public final class CountdownTimer: Sendable {
     }
   }
 
-  /// The running time left, in seconds, read from the loop's clock now.
+  /// The running time left, in seconds, read from the countdown's clock now.
   public var remaining: TimeInterval {
     state.withLock { state in
       switch state.phase {
@@ -238,16 +252,19 @@ public final class CountdownTimer: Sendable {
   }
 
   /// Running time passed by now, capped at the duration. A loop that is gone
-  /// (it has shut down, so the countdown is ending) lets no more time pass.
+  /// (it has shut down, so the countdown is ending) lets no more time pass,
+  /// nor does a wall clock set back before `since` (the last tick, start or
+  /// resume).
   private func elapsed(since: Deadline, base: TimeAmount) -> TimeAmount {
-    min(base + ((loop?.now ?? since) - since), total)
+    let now = loop.map(clock.now(on:)) ?? since
+    return min(base + max(now - since, .zero), total)
   }
 
   /// The running phase that continues from `elapsed`, with its next tick armed.
   /// Called with the lock held.
   private func run(from elapsed: TimeAmount) -> Phase {
     guard let loop else { return .cancelled(elapsed: elapsed) }
-    let now = loop.now
+    let now = clock.now(on: loop)
     let next = min(
       TimeAmount(
         nanoseconds: (elapsed.nanoseconds / tick.nanoseconds).addingReportingOverflow(1)
@@ -256,7 +273,7 @@ public final class CountdownTimer: Sendable {
       .scaled(by: tick),
       total)
     let timer = BlockTimer.scheduled(
-      at: now + (next + TimeAmount(nanoseconds: -elapsed.nanoseconds)), on: loop,
+      at: now + (next + TimeAmount(nanoseconds: -elapsed.nanoseconds)), on: loop, clock: clock,
       deliveringOn: queue
     ) { [self] timer in tickFired(timer) }
     // Only a loop that has shut down refuses a timer; nothing would ever tick.

@@ -30,15 +30,15 @@ extension BlockTimer {
       timeInterval: interval.timeInterval, repeats: repeats, userInfo: userInfo, block: block)
   }
 
-  /// `Duration` form of ``init(fire:interval:repeats:userInfo:block:)-(_,TimeInterval,_,_,_)``.
+  /// `Duration` form of ``init(fire:interval:repeats:userInfo:clock:block:)-(_,TimeInterval,_,_,_,_)``.
   @_disfavoredOverload
   public convenience init(
     fire date: Date, interval: Duration, repeats: Bool, userInfo: (any Sendable)? = nil,
-    block: @escaping @Sendable (BlockTimer) -> Void
+    clock: TimerClock = .monotonic, block: @escaping @Sendable (BlockTimer) -> Void
   ) {
     self.init(
       fire: date, interval: interval.timeInterval, repeats: repeats, userInfo: userInfo,
-      block: block)
+      clock: clock, block: block)
   }
 
   /// `Duration` form of
@@ -113,7 +113,7 @@ extension BlockTimer {
 
 extension CountdownTimer {
   /// `Duration` form of
-  /// ``init(duration:tickInterval:on:deliveringOn:onTick:onCompletion:)-(TimeInterval,TimeInterval,_,_,_,_)``;
+  /// ``init(duration:tickInterval:on:deliveringOn:clock:onTick:onCompletion:)-(TimeInterval,TimeInterval,_,_,_,_,_)``;
   /// `onTick` still receives the remaining time in seconds.
   ///
   /// - Throws: `SystemError` when no loop is given and the shared loop cannot
@@ -121,13 +121,13 @@ extension CountdownTimer {
   @_disfavoredOverload
   public convenience init(
     duration: Duration, tickInterval: Duration, on loop: (any EventLoop)? = nil,
-    deliveringOn queue: DispatchQueue? = nil,
+    deliveringOn queue: DispatchQueue? = nil, clock: TimerClock = .monotonic,
     onTick: @escaping @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void,
     onCompletion: @escaping @Sendable () -> Void
   ) throws {
     try self.init(
       duration: duration.timeInterval, tickInterval: tickInterval.timeInterval, on: loop,
-      deliveringOn: queue, onTick: onTick, onCompletion: onCompletion)
+      deliveringOn: queue, clock: clock, onTick: onTick, onCompletion: onCompletion)
   }
 }
 

@@ -6,7 +6,7 @@ extension Date {
 
   /// The date `nanoseconds` after 1970-01-01 00:00:00 UTC (`CLOCK_REALTIME`),
   /// to the nearest `Date` (a `Double` of seconds since 2001).
-  init(wallNanoseconds nanoseconds: Int64) {
+  package init(wallNanoseconds nanoseconds: Int64) {
     let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
     let (whole, part) = fraction < 0 ? (seconds - 1, fraction + 1_000_000_000) : (seconds, fraction)
     self.init(
@@ -18,7 +18,7 @@ extension Date {
   /// deadline is never before the date), saturating at the range of `Int64`.
   /// A NaN or positive-infinite date gives `Int64.max` ("never"), a
   /// negative-infinite one `Int64.min`.
-  var wallNanoseconds: Int64 {
+  package var wallNanoseconds: Int64 {
     let interval = timeIntervalSinceReferenceDate
     guard !interval.isNaN else { return .max }
     let whole = interval.rounded(.down)

@@ -26,7 +26,13 @@ extension EventLoop {
   /// is set by ``VirtualEventLoop/setWallClock(to:)``. Any thread; O(1),
   /// one clock read.
   public var wallClockNow: Date {
-    Date(wallNanoseconds: clockHost.nanoseconds(on: .wall))
+    Date(wallNanoseconds: wallClockNanoseconds)
+  }
+
+  /// ``wallClockNow`` in nanoseconds since 1970, exact (a `Date` is not):
+  /// for BlockTimers, which keeps wall-clock deadlines in these units.
+  package var wallClockNanoseconds: Int64 {
+    clockHost.nanoseconds(on: .wall)
   }
 
   /// Runs `body` once on the loop's thread when the wall clock reaches
