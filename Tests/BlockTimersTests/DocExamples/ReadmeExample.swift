@@ -1,5 +1,7 @@
 import BlockTimers
 import Dispatch
+import Foundation
+import TimerLoop
 
 /// A 50 ms countdown ticking every 10 ms, and a one-shot timer, both on the
 /// shared background loop: no run loop to spin.
@@ -20,4 +22,23 @@ func countdownExample(report: @escaping @Sendable (String) -> Void) throws {
     report("one-shot fired; valid inside its block: \(timer.isValid)")
   }
   finished.wait()
+}
+
+/// README, Clocks: a boot-time lease, wall-clock dates and a wall-clock `BlockTimer`.
+func clocksExample(
+  loop: any EventLoop, alarm: Date, renewLease: @escaping @Sendable () -> Void,
+  remind: @escaping @Sendable () -> Void, rotateLogs: @escaping @Sendable () -> Void,
+  ring: @escaping @Sendable () -> Void
+) async throws {
+  // A lease that must expire on time even if the machine sleeps meanwhile.
+  let expiry = loop.continuousNow + .seconds(600)
+  try loop.schedule(at: expiry) { renewLease() }
+  try await loop.continuousClock.sleep(until: expiry)  // or loop.sleep(until: expiry)
+
+  // At a date on the wall clock, and every day at 03:00 in the calendar's time zone.
+  try loop.schedule(at: Date(timeIntervalSinceNow: 3_600)) { remind() }
+  try loop.scheduleRepeating(matching: DateComponents(hour: 3, minute: 0)) { _ in rotateLogs() }
+
+  // BlockTimers: Apple's run-loop behaviour by default, dispatch_walltime's on request.
+  BlockTimer(fire: alarm, interval: 0, repeats: false, clock: .wall) { _ in ring() }.add(to: loop)
 }
