@@ -9,11 +9,13 @@ import Foundation
 /// The first one opens a timerfd on `CLOCK_REALTIME` in the loop's epoll
 /// set, armed for the earliest date with `TFD_TIMER_ABSTIME |
 /// TFD_TIMER_CANCEL_ON_SET` (`timerfd_create(2)`): when the clock is set,
-/// the kernel wakes the loop at once, where libev notices a jump only when
-/// it next wakes and compares clocks. The loop then re-evaluates every
-/// wall-clock timer: one whose date has now passed fires in that pass, once;
-/// one moved further away waits. A loop that never schedules one has no
-/// such descriptor and makes no extra system call.
+/// the kernel wakes the loop at once, as it has woken libev's loop for its
+/// `ev_periodic`s since libev 4.31 (before that, or with `EVFLAG_NOTIMERFD`,
+/// libev notices a jump only when it next wakes and compares clocks). The
+/// loop then re-evaluates every wall-clock timer: one whose date has now
+/// passed fires in that pass, once; one moved further away waits. A loop
+/// that never schedules one has no such descriptor and makes no extra
+/// system call.
 ///
 /// Never early against the wall clock: the loop reads it again just before
 /// each call, and a timer whose date is still ahead (the clock was set back
@@ -51,12 +53,12 @@ extension EventLoop {
   /// `CLOCK_REALTIME`, armed for the earliest date with `TFD_TIMER_ABSTIME |
   /// TFD_TIMER_CANCEL_ON_SET` (`timerfd_create(2)`): when the clock is set,
   /// the kernel wakes the loop at once (its read fails with `ECANCELED`),
-  /// and the loop re-evaluates every wall-clock timer, where libev's
-  /// `ev_periodic` notices a jump only when the loop next wakes. Just before
-  /// each call the loop reads the wall clock again; a timer whose date is
-  /// still ahead (the clock was set back meanwhile) waits for it. A loop that
-  /// never schedules one has no such descriptor. Wall-clock timers are kept
-  /// in a binary heap beside the loop's timing wheel.
+  /// and the loop re-evaluates every wall-clock timer, as libev (since 4.31)
+  /// does for its `ev_periodic`s. Just before each call the loop reads the
+  /// wall clock again; a timer whose date is still ahead (the clock was set
+  /// back meanwhile) waits for it. A loop that never schedules one has no
+  /// such descriptor. Wall-clock timers are kept in a binary heap beside the
+  /// loop's timing wheel.
   ///
   /// Cancel it with ``ClockTimerHandle/cancel()``: exact from any thread.
   ///
