@@ -165,10 +165,12 @@ final class ClockTimerQueue: Sendable {
     case .never:
       return nil
     case .fixedRate(let interval):
-      // The first grid point after now: one call for every missed tick.
-      let missed = now.subtractingSaturated(deadline) / interval
-      let (step, overflow) = (missed + 1).multipliedReportingOverflow(by: interval)
-      return overflow ? .max : deadline.addingSaturated(step)
+      // The first grid point after now: one call for every missed tick. The
+      // distance is unsigned: from a deadline long before the clock's epoch
+      // it does not fit an Int64, and saturating it lost the grid.
+      guard now >= deadline else { return deadline.addingSaturated(interval) }
+      let intoPeriod = UInt64(bitPattern: now &- deadline) % UInt64(interval)
+      return now.addingSaturated(interval - Int64(intoPeriod))
     case .fixedDelay(let interval):
       return now.addingSaturated(interval)
     case .rule(let rule):

@@ -37,14 +37,16 @@ extension VirtualEventLoop: ClockTimerHost {
   /// fixed-rate timer gets one call for the ticks it missed); called from a
   /// callback, they run in a later pass of the running
   /// ``advanceTime(by:)-(TimeAmount)``. Wall-clock timers are re-evaluated as
-  /// after ``setWallClock(to:)``. Zero or negative amounts do nothing.
+  /// after ``setWallClock(to:)``. Zero or negative amounts do nothing. A
+  /// clock that this would take past `Int64.max` nanoseconds stays there: it
+  /// saturates, never traps.
   ///
   /// Call it from the thread that drives the loop, like
   /// ``advanceTime(by:)-(TimeAmount)``.
   public func suspend(for amount: TimeAmount) {
     guard amount > .zero else { return }
-    suspendedNanoseconds.add(amount.nanoseconds, ordering: .acquiringAndReleasing)
-    wallClockOffset.add(amount.nanoseconds, ordering: .acquiringAndReleasing)
+    suspendedNanoseconds.addSaturated(amount.nanoseconds)
+    wallClockOffset.addSaturated(amount.nanoseconds)
     clocksDidMove()
   }
 
@@ -80,12 +82,24 @@ extension VirtualEventLoop: ClockTimerHost {
   }
 }
 
+extension Atomic where Value == Int64 {
+  /// Adds `amount`, saturating at the range of `Int64`: `add` traps on
+  /// overflow (two suspends of ``TimeAmount/max`` did). Only for a value
+  /// that one thread writes.
+  fileprivate func addSaturated(_ amount: Int64) {
+    store(load(ordering: .acquiring).addingSaturated(amount), ordering: .releasing)
+  }
+}
+
 /// Wakes a virtual loop for one queue with a monotonic timer of the loop.
 final class VirtualClockDriver: ClockDriver {
   private unowned let loop: VirtualEventLoop
   private weak let queue: ClockTimerQueue?
   /// The monotonic timer standing for the armed deadline. Loop thread only.
-  private let wakeUp = Locked<TimerHandle?>(nil)
+  /// Its id, not a ``TimerHandle``: a handle holds the scheduler, which holds
+  /// this driver through the queue, and that cycle kept a loop let go
+  /// without a shutdown alive.
+  private let wakeUp = Locked<TimerID?>(nil)
 
   init(loop: VirtualEventLoop, queue: ClockTimerQueue) {
     self.loop = loop
@@ -93,13 +107,13 @@ final class VirtualClockDriver: ClockDriver {
   }
 
   func arm(_ deadline: Int64?) throws(SystemError) {
-    wakeUp.withLock { $0 }?.cancel()
+    if let previous = wakeUp.withLock({ $0 }) { loop.scheduler.cancel(previous) }
     guard let deadline, let queue else { return }
     let offset = loop.nanoseconds(on: queue.clock).subtractingSaturated(
       loop.now.uptimeNanoseconds)
     let monotonic = Deadline(uptimeNanoseconds: max(deadline.subtractingSaturated(offset), 0))
     // Throws only after shutdown, which has ended the queue's timers.
     let handle = try? loop.schedule(at: monotonic) { [weak queue] in queue?.runPass() }
-    wakeUp.withLock { $0 = handle }
+    wakeUp.withLock { $0 = handle?.id }
   }
 }

@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TimerLoop
+
+/// Hostile inputs to the boot-time and wall-clock timers and to the virtual
+/// loop's clock controls (each has the outcome the doc comments promise:
+/// none traps, spins or fires early), and the lifetime of a loop that used
+/// them.
+@Suite struct ClockTimerEdgeCaseTests {
+  /// A first instant so far before boot that its distance to now does not
+  /// fit an `Int64` of nanoseconds: the timer runs in the next pass, then
+  /// stays on its grid (it stopped after the first call).
+  @Test func aFixedRateTimerFirstDueFarBeforeBootStaysOnItsGrid() throws {
+    let loop = VirtualEventLoop()
+    let epoch = ContinuousClock().systemEpoch
+    let calls = Atomic<Int>(0)
+    try loop.scheduleRepeating(
+      firstAt: epoch.advanced(by: .seconds(-Int64.max)), every: .seconds(1)
+    ) { _ in calls.add(1, ordering: .relaxed) }
+    loop.advanceTime(by: .zero)
+    #expect(calls.load(ordering: .relaxed) == 1)
+    loop.advanceTime(by: .seconds(10))
+    #expect(calls.load(ordering: .relaxed) == 11)
+  }
+
+  /// Suspending for the longest amount twice leaves the boot-time clock at
+  /// its end instead of wrapping it round before boot.
+  @Test func repeatedHugeSuspendsSaturateTheBootTimeClock() throws {
+    let loop = VirtualEventLoop()
+    let fired = Atomic<Int>(0)
+    loop.suspend(for: .max)
+    let end = loop.continuousNow
+    #expect(end.bootNanoseconds == .max)
+    loop.suspend(for: .max)
+    loop.suspend(for: .seconds(1))
+    #expect(loop.continuousNow == end, "the boot-time clock went back")
+    try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(-1))) {
+      fired.add(1, ordering: .relaxed)
+    }
+    loop.advanceTime(by: .zero)
+    #expect(fired.load(ordering: .relaxed) == 1)
+  }
+
+  /// A suspend after the wall clock was set to its end saturates it (the
+  /// offset's checked `add` trapped).
+  @Test func aSuspendAfterTheWallClockWasSetToItsEndSaturatesIt() throws {
+    let loop = VirtualEventLoop()
+    let fired = Atomic<Int>(0)
+    try loop.schedule(at: Date(timeIntervalSinceReferenceDate: 4e9)) {
+      fired.add(1, ordering: .relaxed)
+    }
+    loop.setWallClock(to: .distantFuture)
+    #expect(fired.load(ordering: .relaxed) == 1)
+    let end = loop.wallClockNow
+    loop.suspend(for: .seconds(1))
+    loop.suspend(for: .max)
+    #expect(loop.wallClockNow == end, "the wall clock moved past its end")
+  }
+
+  /// A virtual loop that had boot-time timers and is let go without a
+  /// shutdown is freed, as one with only monotonic timers is (its scheduler
+  /// held the boot-time queue's wake-up timer, which held the scheduler).
+  @Test func aVirtualLoopThatUsedBootTimersIsFreedWithoutAShutdown() throws {
+    weak var weakLoop: VirtualEventLoop?
+    weak var weakScheduler: TimerScheduler?
+    try {
+      let loop = VirtualEventLoop()
+      weakLoop = loop
+      weakScheduler = loop.scheduler
+      try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) {}
+      try loop.schedule(at: loop.continuousNow) {}
+      loop.advanceTime(by: .zero)
+    }()
+    #expect(weakLoop == nil, "the loop leaked")
+    #expect(weakScheduler == nil, "the loop's scheduler (its timer table) leaked")
+  }
+}
