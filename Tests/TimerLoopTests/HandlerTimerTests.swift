@@ -169,8 +169,10 @@ final class KeyBox: Sendable {
     let first = KeyBox()
     let sibling = KeyBox()
     handler.onFire.withLock {
-      $0 = { [loop = harness.loop] tag in
-        guard tag == 1 else { return }
+      // Weak: the handler keeps this closure, and a strong capture was a
+      // cycle that leaked the loop (LeakSanitizer, Scripts/leak-check.sh).
+      $0 = { [loop = harness.loop, weak handler] tag in
+        guard tag == 1, let handler else { return }
         loop.disarm(sibling.value!)
         if handler.fired.all.count < 3 { loop.arm(first.value!, after: .milliseconds(10)) }
       }
