@@ -110,14 +110,14 @@ final class ClockTimerQueue: Sendable {
   }
 
   /// The first date `rule` gives after `input` (nanoseconds on the wall
-  /// clock): one not after it is raised to 0.1 ms after it, so a rule cannot
-  /// make a timer spin. `nil` if the rule ends.
+  /// clock), at least 0.1 ms after it, the floor of repeat intervals: a
+  /// date closer than that (or not after it) is raised to it, so a rule
+  /// cannot make a timer fire in every pass. `nil` if the rule ends.
   private static func date(after input: Int64, by rule: (Date) -> Date?) -> Int64? {
-    let inputDate = Date(wallNanoseconds: input)
-    guard let next = rule(inputDate)?.wallNanoseconds else { return nil }
-    // After the date the rule was given (the nearest Date to `input`).
-    guard next <= max(input, inputDate.wallNanoseconds) else { return next }
-    return input.addingSaturated(TimerScheduler.minimumRepeatInterval.nanoseconds)
+    guard let next = rule(Date(wallNanoseconds: input))?.wallNanoseconds else { return nil }
+    // Also after the nearest Date to `input`, which the rule was given: the
+    // two differ by far less than the floor.
+    return max(next, input.addingSaturated(TimerScheduler.minimumRepeatInterval.nanoseconds))
   }
 
   /// One pass, when the driver fires (loop thread): collects every timer due

@@ -23,8 +23,9 @@ extension EventLoop {
   /// changes). After a call, `nextDate` is called on the loop's thread with the date
   /// the timer was due (a date the loop reached, never early); it must
   /// return the first date of the schedule strictly after its argument. A
-  /// date not after its argument is raised to 0.1 ms after it, so a wrong
-  /// rule cannot spin the loop. If the date it gives has passed too (the
+  /// date less than 0.1 ms after its argument (or not after it) is raised to
+  /// 0.1 ms after it, the floor of repeat intervals, so a wrong rule cannot
+  /// spin the loop. If the date it gives has passed too (the
   /// loop was late, or the clock was set forward past it), `nextDate` is
   /// called again with the current wall-clock time: missed dates get one
   /// call, never a burst. When the wall clock is set, a timer still waiting
@@ -34,7 +35,10 @@ extension EventLoop {
   ///   - first: the first date; a past one runs in the next pass; one that
   ///     never comes (NaN, `Date.distantFuture`) never runs. Rounded up to
   ///     whole nanoseconds.
-  ///   - nextDate: the schedule's rule; `nil` ends the timer.
+  ///   - nextDate: the schedule's rule; `nil` ends the timer. A date that
+  ///     never comes (NaN, `Date.distantFuture`) leaves the timer waiting,
+  ///     valid and costing no CPU, until it is cancelled (or a change of
+  ///     the wall clock, which asks the rule again, gets another date).
   ///   - body: runs on the loop thread with the timer's handle, which can
   ///     cancel it.
   /// - Returns: a handle that cancels the timer (``ClockTimerHandle/cancel()``:

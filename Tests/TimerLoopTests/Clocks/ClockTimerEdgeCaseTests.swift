@@ -59,6 +59,47 @@ import Testing
     #expect(loop.wallClockNow == end, "the wall clock moved past its end")
   }
 
+  /// A rule whose dates come closer together than 0.1 ms is held to 0.1 ms,
+  /// the floor of repeat intervals: one 1 µs or 1 ns after its input made
+  /// a call in every pass, a busy loop on a real one.
+  @Test func ruleDatesCloserThanATenthOfAMillisecondAreRaised() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let calls = Atomic<Int>(0)
+    for step in [1e-6, 1e-9] {
+      try loop.scheduleRepeating(
+        firstAt: loop.wallClockNow, nextDate: { $0.addingTimeInterval(step) }
+      ) { _ in calls.add(1, ordering: .relaxed) }
+    }
+    loop.advanceTime(by: .milliseconds(1))
+    // Every 0.1 ms from 0 to 1 ms: 11 calls each.
+    #expect(calls.load(ordering: .relaxed) == 22)
+  }
+
+  /// A rule that gives a date that never comes (NaN, +infinity, `distantFuture`)
+  /// leaves its timer waiting: valid, never called again, no wake-up armed.
+  @Test func aRuleGivingADateThatNeverComesWaitsWithoutAWakeUp() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let calls = Atomic<Int>(0)
+    var handles: [ClockTimerHandle] = []
+    for never in [
+      Date(timeIntervalSinceReferenceDate: .nan), Date(timeIntervalSinceReferenceDate: .infinity),
+      .distantFuture,
+    ] {
+      handles.append(
+        try loop.scheduleRepeating(firstAt: loop.wallClockNow, nextDate: { _ in never }) { _ in
+          calls.add(1, ordering: .relaxed)
+        })
+    }
+    loop.advanceTime(by: .zero)
+    #expect(calls.load(ordering: .relaxed) == 3)
+    #expect(loop.liveTimerCount == 0, "a date that never comes armed a wake-up")
+    loop.advanceTime(by: .seconds(1_000_000))
+    #expect(calls.load(ordering: .relaxed) == 3)
+    #expect(handles.allSatisfy { $0.isValid })
+  }
+
   /// A virtual loop that had boot-time timers and is let go without a
   /// shutdown is freed, as one with only monotonic timers is (its scheduler
   /// held the boot-time queue's wake-up timer, which held the scheduler).
