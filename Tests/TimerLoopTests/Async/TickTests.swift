@@ -71,6 +71,9 @@ import Testing
 
   @Test func anOnTimeConsumerGetsTheGridNeverEarly() async {
     let loop = VirtualEventLoop()
+    // A cancel from the consumer's thread waits in the inbox for a pass that
+    // never comes; the pending sleep's timer holds the loop until shutdown.
+    defer { loop.shutdown() }
     let start = loop.now
     let ticks = EventLog<Deadline>()
     let consumer = Task {

@@ -131,6 +131,8 @@ import Testing
   /// A suspend over several ticks: one call for all of them, then the grid.
   @Test func aFixedRateTimerGetsOneCallForTicksMissedDuringASuspend() throws {
     let loop = VirtualEventLoop()
+    // The closure captures the loop: only a shutdown ends that cycle.
+    defer { loop.shutdown() }
     let start = loop.continuousNow
     let calls = EventLog<Duration>()
     try loop.scheduleRepeating(firstAt: start.advanced(by: .seconds(1)), every: .seconds(1)) {
@@ -145,6 +147,8 @@ import Testing
 
   @Test func aFixedDelayTimerCountsFromTheCallAfterASuspend() throws {
     let loop = VirtualEventLoop()
+    // The closure captures the loop: only a shutdown ends that cycle.
+    defer { loop.shutdown() }
     let start = loop.continuousNow
     let calls = EventLog<Duration>()
     try loop.scheduleRepeating(

@@ -30,6 +30,7 @@ import Testing
     _ schedule: (VirtualEventLoop, @escaping @Sendable (ClockTimerHandle) -> Void) throws -> Void
   ) throws -> [Date] {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }  // the closures capture the loop
     loop.setWallClock(to: date)
     let calls = EventLog<Date>()
     try schedule(loop) { _ in calls.append(loop.wallClockNow) }
@@ -68,6 +69,7 @@ import Testing
   /// its grid; after a stall past several dates, one call, then from now.
   @Test func aClosureRuleKeepsItsGridAndGetsOneCallForMissedDates() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }  // the closures capture the loop
     let start = loop.wallClockNow
     let calls = EventLog<TimeInterval>()
     let inputs = EventLog<TimeInterval>()
@@ -92,6 +94,7 @@ import Testing
   /// after the new time; nothing replayed.
   @Test func aJumpForwardGivesOneCallAndNoReplay() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }  // the closures capture the loop
     loop.setWallClock(to: utc(2026, 6, 1, 12))
     let calls = EventLog<Date>()
     try loop.scheduleRepeating(matching: DateComponents(hour: 3), in: newYork) { _ in
@@ -107,6 +110,7 @@ import Testing
   /// not left at the date computed before the jump.
   @Test func aJumpBackRecomputesTheNextDateFromTheRule() throws {
     let loop = VirtualEventLoop()
+    defer { loop.shutdown() }  // the closures capture the loop
     loop.setWallClock(to: utc(2026, 6, 10, 12))
     let calls = EventLog<Date>()
     try loop.scheduleRepeating(matching: DateComponents(hour: 3), in: newYork) { _ in
