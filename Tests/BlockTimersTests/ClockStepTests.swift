@@ -71,6 +71,33 @@ struct ClockStepTests {
     #expect(try #require(firedAt.value) >= date, "early on the wall clock")
   }
 
+  /// A rule timer waiting for its date takes its next date from its rule at
+  /// the new time when the clock is set back: what the kernel cannot do for
+  /// the loop, so it shows that the loop heard of the step at once
+  /// (`TFD_TIMER_CANCEL_ON_SET`) and re-evaluated. Without that, the timer
+  /// would wait 150 s.
+  @Test func aRuleTimerRecomputesItsDateWhenTheClockJumpsBack() throws {
+    let loop = try EpollEventLoop.startOnNewThread(name: "clock-step")
+    defer { loop.shutdown() }
+    let fired = DispatchSemaphore(value: 0)
+    let timer = try loop.scheduleRepeating(
+      firstAt: Date().addingTimeInterval(30), nextDate: { $0.addingTimeInterval(1) }
+    ) { _ in fired.signal() }
+    defer { timer.cancel() }
+    // Scheduled from this thread, the timer's timerfd is armed by a task on
+    // the loop: wait for a task sent after it, so that the step comes after
+    // the arming (the kernel reports only steps made while it is armed).
+    let armed = DispatchSemaphore(value: 0)
+    try loop.execute { armed.signal() }
+    #expect(armed.wait(timeout: .now() + .seconds(10)) == .success)
+    let start = DispatchTime.now()
+    try Self.stepWallClock(by: -Self.step)
+    defer { try? Self.stepWallClock(by: Self.step) }
+    #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
+    let waited = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    #expect(waited < 10, "waited \(waited) s")
+  }
+
   /// BlockTimers: a fire-date timer on the wall clock follows the step, one on
   /// the default monotonic clock (Apple's run-loop behaviour) does not; GCD's
   /// `DispatchWallTime` timer, for the README's comparison, follows it too.
