@@ -49,10 +49,11 @@ struct ClockTimerHeap {
     return nil
   }
 
-  /// Removes and returns every entry due at `now`, in (deadline, sequence) order.
+  /// Removes and returns every entry due at `now`, in (deadline, sequence)
+  /// order. `Int64.max` is "never", even for a clock that reads it.
   mutating func popDue(now: Int64) -> [Entry] {
     var due: [Entry] = []
-    while let top = entries.first, top.deadline <= now {
+    while let top = entries.first, top.deadline <= now, top.deadline != .max {
       due.append(popFirst())
     }
     return due

@@ -151,6 +151,11 @@ import Testing
     loop.setWallClock(to: Date(timeIntervalSince1970: 9e9))
     loop.setWallClock(to: Date(timeIntervalSinceReferenceDate: .nan))
     #expect(log.all.count == 4)
+    // Even a wall clock set to the end of its range never reaches "never".
+    loop.setWallClock(to: .distantFuture)
+    try loop.schedule(at: Date.distantPast) { log.append("a pass") }
+    loop.advanceTime(by: .seconds(1))
+    #expect(log.all == ["past", "past", "past", "past", "a pass"])
   }
 
   @Test func datesBecomeWholeNanosecondsRoundedUp() {
