@@ -25,7 +25,7 @@ case $runs in
   '' | *[!0-9]*) echo "RUNS must be a whole number, not '$runs'" >&2; exit 2 ;;
 esac
 if [ "$runs" -lt 3 ]; then echo "RUNS must be at least 3 for a median to mean something" >&2; exit 2; fi
-command="${RUNS:+RUNS=$RUNS }${SWIFT_SCRATCH:+SWIFT_SCRATCH=$SWIFT_SCRATCH }bash $0${*:+ $*}"
+command="${RUNS:+RUNS=$RUNS }${SWIFT_SCRATCH:+SWIFT_SCRATCH=$SWIFT_SCRATCH }${TOKIO_PEER_DIR:+TOKIO_PEER_DIR=$TOKIO_PEER_DIR }bash $0${*:+ $*}"
 
 # ---- Build ----------------------------------------------------------------------------------
 
