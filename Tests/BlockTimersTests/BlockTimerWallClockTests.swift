@@ -148,6 +148,37 @@ final class BlockTimerWallClockTests: XCTestCase {
     XCTAssertFalse(timer.isValid)
   }
 
+  /// Tolerance delays a wall-clock timer by less than itself, never before its
+  /// date; the `Duration` forms take the clock too.
+  func testAWallClockTimersToleranceOnlyDelaysAndTheDurationFormsTakeTheClock() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let fired = EventLog<Date>()
+    let date = loop.wallClockNow.addingTimeInterval(10)
+    let timer = BlockTimer(fire: date, interval: .seconds(1), repeats: true, clock: .wall) { _ in
+      fired.append(loop.wallClockNow)
+    }
+    XCTAssertEqual(timer.clock, .wall)
+    timer.tolerance = 0.4
+    timer.add(to: loop)
+    loop.setWallClock(to: date.addingTimeInterval(-0.001))
+    XCTAssertEqual(fired.count, 0)
+    loop.advanceTime(by: .ms(401))
+    XCTAssertEqual(fired.count, 1)
+    XCTAssertGreaterThanOrEqual(fired.all[0], date, "early on the wall clock")
+    XCTAssertLessThan(fired.all[0], date.addingTimeInterval(0.4))
+    XCTAssertEqual(timer.fireDate.timeIntervalSince(date), 1, accuracy: 1e-6)
+    timer.invalidate()
+
+    let countdown = try CountdownTimer(
+      duration: .seconds(2), tickInterval: .seconds(1), on: loop, clock: .wall,
+      onTick: { _, _ in }, onCompletion: {})
+    XCTAssertEqual(countdown.clock, .wall)
+    countdown.start()
+    loop.setWallClock(to: loop.wallClockNow.addingTimeInterval(5))
+    XCTAssertEqual(countdown.status, .finished)
+  }
+
   /// The date given to the loop is the earliest that the loop does not fire
   /// before the deadline (it rounds dates up to nanoseconds): for a deadline
   /// made from a date, that date's nanosecond, so never early.
