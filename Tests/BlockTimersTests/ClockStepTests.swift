@@ -98,6 +98,36 @@ struct ClockStepTests {
     #expect(waited < 10, "waited \(waited) s")
   }
 
+  /// The gap: a step made after a rule timer is scheduled from another thread
+  /// but before the loop has armed its wall-clock timerfd for it is not
+  /// reported (the kernel reports only steps made while the timerfd is
+  /// armed), so the timer keeps the date it had, 150 s away. Held here by
+  /// keeping the loop thread busy in a task until after the step. A known
+  /// issue until the loop checks the wall clock when it arms the timerfd;
+  /// then this test fails, saying the issue was not recorded.
+  @Test func aStepBeforeTheLoopArmsItsTimerfdIsNotHeard() throws {
+    let loop = try EpollEventLoop.startOnNewThread(name: "clock-step")
+    defer { loop.shutdown() }
+    let busy = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    try loop.execute {
+      busy.signal()
+      release.wait()
+    }
+    #expect(busy.wait(timeout: .now() + .seconds(10)) == .success)
+    let fired = DispatchSemaphore(value: 0)
+    let timer = try loop.scheduleRepeating(
+      firstAt: Date().addingTimeInterval(30), nextDate: { $0.addingTimeInterval(1) }
+    ) { _ in fired.signal() }
+    defer { timer.cancel() }
+    try Self.stepWallClock(by: -Self.step)
+    defer { try? Self.stepWallClock(by: Self.step) }
+    release.signal()
+    withKnownIssue("a step before the loop arms its wall-clock timerfd is not heard") {
+      #expect(fired.wait(timeout: .now() + .seconds(5)) == .success)
+    }
+  }
+
   /// BlockTimers: a fire-date timer on the wall clock follows the step, one on
   /// the default monotonic clock (Apple's run-loop behaviour) does not; GCD's
   /// `DispatchWallTime` timer, for the README's comparison, follows it too.
