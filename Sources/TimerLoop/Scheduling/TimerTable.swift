@@ -67,13 +67,21 @@ struct TimerTable: ~Copyable {
   // every array in it), while a mutating one borrows it in place.
 
   /// The slot of a live timer, or `nil` if `id` names one that has ended.
+  /// Inlined into every call on a timer (re-arm, cancel): the check of a
+  /// local id is a few instructions, the ticket lookup is not inlined.
+  @inline(__always)
   mutating func slot(of id: TimerID) -> UInt32? {
-    if let ticket = id.ticket { return slotsByTicket[ticket] }
+    if let ticket = id.ticket { return slot(ofTicket: ticket) }
     let slot = id.slot
     guard Int(slot) < queue.rowCount, self[entry: slot].phase != .free,
       self[entry: slot].generation == id.generation
     else { return nil }
     return slot
+  }
+
+  @inline(never)
+  private mutating func slot(ofTicket ticket: UInt64) -> UInt32? {
+    slotsByTicket[ticket]
   }
 
   mutating func isLive(_ slot: UInt32, generation: UInt32) -> Bool {
@@ -125,6 +133,7 @@ struct TimerTable: ~Copyable {
   }
 
   /// Moves the timer in `slot` to `deadline`, dropping a firing collected but not started.
+  @inline(__always)
   mutating func reschedule(_ slot: UInt32, to deadline: Deadline) {
     queue.reschedule(slot: slot, to: deadline)
     self[entry: slot].phase = .queued

@@ -209,21 +209,32 @@ struct TimerWheel: ~Copyable {
 
   /// Moves `slot` to `deadline`, behind every slot already queued for it;
   /// queues it if it is not queued (a timer running its callback).
+  ///
+  /// Inlined, for the idle-timeout pattern: moving a timer in the wheel
+  /// later only rewrites its key. Every other case is not inlined.
+  @inline(__always)
   mutating func reschedule(slot: UInt32, to deadline: Deadline) {
     precondition(Int(slot) < rowCount, "slot \(slot) has no row")
     let row = Int(slot)
-    if rows[row].next == Link.unqueued {
-      count += 1
-    } else if rows[row].next == Link.near {
-      near.remove(slot, rows: rows)
-    } else if deadline.uptimeNanoseconds >= rows[row].deadline {
-      // Later: the row's slot is visited no later than its new deadline's,
-      // and is filed again by the new deadline then.
+    // In the wheel (not the near queue, not unqueued) and later: the row's
+    // slot is visited no later than its new deadline's, and is filed again
+    // by the new deadline then.
+    if rows[row].next < Link.near && deadline.uptimeNanoseconds >= rows[row].deadline {
       setKey(slot, deadline)
       checkInvariants()
       return
-    } else {
-      unlink(slot)
+    }
+    refile(slot, at: deadline)
+  }
+
+  /// ``reschedule(slot:to:)`` for a row that is unqueued, in the near queue,
+  /// or moves earlier: out of its place, then filed by `deadline`.
+  @inline(never)
+  private mutating func refile(_ slot: UInt32, at deadline: Deadline) {
+    switch rows[Int(slot)].next {
+    case Link.unqueued: count += 1
+    case Link.near: near.remove(slot, rows: rows)
+    default: unlink(slot)
     }
     setKey(slot, deadline)
     file(slot)
