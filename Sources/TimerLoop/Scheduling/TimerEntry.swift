@@ -46,8 +46,9 @@ struct TimerEntry {
   var mode = Mode.oneShot
   var generation: UInt32 = 0
   /// A repeating timer's interval in nanoseconds (at least 0.1 ms); a
-  /// handler timer's tag (its bit pattern); 0 for a closure one-shot. No
-  /// timer has both, and one field keeps the entry at 32 bytes.
+  /// handler timer's tag (its bit pattern); 0 for a closure one-shot; a free
+  /// entry's ``nextFree``. No entry has two of them, and one field keeps the
+  /// entry at 32 bytes.
   var intervalOrTag: Int64 = 0
 
   var interval: TimeAmount? {
@@ -55,4 +56,11 @@ struct TimerEntry {
   }
 
   var tag: UInt64 { UInt64(bitPattern: intervalOrTag) }
+
+  /// A free entry's link in the table's free list: the slot freed before it,
+  /// or `nil` for the last.
+  var nextFree: UInt32? {
+    get { intervalOrTag < 0 ? nil : UInt32(truncatingIfNeeded: intervalOrTag) }
+    set { intervalOrTag = newValue.map { Int64($0) } ?? -1 }
+  }
 }

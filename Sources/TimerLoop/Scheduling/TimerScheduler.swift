@@ -283,7 +283,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// Timers scheduled and not ended. Loop thread only.
   var liveTimers: Int {
-    table.pointee.queue.rowCount - table.pointee.freeSlots.count - table.pointee.retiredSlotCount
+    table.pointee.queue.rowCount - table.pointee.freeCount - table.pointee.retiredSlotCount
   }
 
   /// What waits for the next pass: the earliest timer deadline (`nil` if no

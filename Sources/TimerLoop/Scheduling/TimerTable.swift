@@ -4,7 +4,13 @@
 /// scheduler's inbox.
 struct TimerTable: ~Copyable {
   var queue: TimerWheel
-  var freeSlots: [UInt32] = []
+  /// The most recently freed slot, the head of a list through the free
+  /// entries (``TimerEntry/nextFree``), reused first; `nil` when none is free.
+  /// A list through the rows, not an array: freeing and reusing a slot touch
+  /// only its row and cost no uniqueness check or capacity test.
+  var firstFree: UInt32?
+  /// How many slots the free list holds.
+  var freeCount = 0
   /// Slots that reached ``TimerID/lastGeneration`` and are never reused (see ``free(_:)``).
   var retiredSlotCount = 0
   /// Closures of `execute` and jobs, in one FIFO queue.
@@ -35,9 +41,11 @@ struct TimerTable: ~Copyable {
     let phase: TimerEntry.Phase = deadline == nil ? .unqueued : .queued
     let slot: UInt32
     let generation: UInt32
-    if let reused = freeSlots.popLast() {
+    if let reused = firstFree {
       slot = reused
       generation = self[entry: slot].generation
+      firstFree = self[entry: slot].nextFree
+      freeCount -= 1
       self[entry: slot] = TimerEntry(
         body: body, phase: phase, mode: mode, generation: generation,
         intervalOrTag: intervalOrTag)
@@ -107,7 +115,9 @@ struct TimerTable: ~Copyable {
     let generation = self[entry: slot].generation
     self[entry: slot] = TimerEntry(generation: generation &+ 1)
     if generation < TimerID.lastGeneration {
-      freeSlots.append(slot)
+      self[entry: slot].nextFree = firstFree
+      firstFree = slot
+      freeCount += 1
     } else {
       retiredSlotCount += 1
     }
