@@ -83,6 +83,12 @@ final class ClockTimerQueue: Sendable {
     }
   }
 
+  /// The earliest pending deadline (nanoseconds on the clock), or `nil`.
+  /// A cancelled timer may still count until a pass removes it.
+  var earliestDeadline: Int64? {
+    state.withLock { $0.heap.earliestDeadline() }
+  }
+
   /// The clock was set (`ECANCELED` on the timerfd), or moved against a
   /// virtual loop's monotonic clock: the next ``rearm()`` arms the driver
   /// again, whatever it was armed for. Timers whose deadline has now passed

@@ -11,6 +11,7 @@ extension EpollEventLoop: ClockTimerHost {
   }
 
   func makeClockDriver(for queue: ClockTimerQueue) throws(SystemError) -> any ClockDriver {
+    hasClockTimers.store(true, ordering: .relaxed)
     let driver = TimerFDClockDriver(
       fd: try TimerFD.create(clockID: queue.clock.clockID), cancelOnSet: queue.clock.canBeSet)
     // The registration owns the driver, so its timerfd stays open until the
@@ -25,6 +26,22 @@ extension EpollEventLoop: ClockTimerHost {
       }
     }
     return driver
+  }
+
+  /// The earliest boot-time or wall-clock deadline, as a monotonic deadline
+  /// estimated at `now`: exact unless the machine suspends or the wall clock
+  /// is set before it, which the timerfds report through the epoll set.
+  /// Loop thread only; `nil` when none is pending.
+  func earliestClockTimerDeadline(now: Deadline) -> Deadline? {
+    guard hasClockTimers.load(ordering: .relaxed) else { return nil }
+    var earliest: Deadline?
+    for queue in clockTimers.existingQueues {
+      guard let deadline = queue.earliestDeadline, deadline != .max else { continue }
+      let wait = max(deadline.subtractingSaturated(nanoseconds(on: queue.clock)), 0)
+      let monotonic = now + .nanoseconds(wait)
+      earliest = min(earliest ?? monotonic, monotonic)
+    }
+    return earliest
   }
 
   func stop(dueTo error: SystemError) {

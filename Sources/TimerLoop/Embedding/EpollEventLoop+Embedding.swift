@@ -19,7 +19,12 @@ extension EpollEventLoop {
 
   /// When the loop next needs ``runOnce()`` if its descriptor does not become
   /// readable first: `nil` when no timer is pending, now or earlier when work
-  /// is waiting. Updated by each ``runOnce()``; monotonic clock.
+  /// is waiting. Updated by each ``runOnce()``; monotonic clock. Boot-time
+  /// and wall-clock timers count too, their deadlines turned into monotonic
+  /// ones when ``runOnce()`` returns: a suspend or a wall-clock step after
+  /// that moves them, and makes the descriptor readable (their timerfds are
+  /// in its epoll set), so a host that waits for this deadline must also
+  /// watch the descriptor to hear of those.
   public var nextDeadline: Deadline? {
     let nanoseconds = embeddedDeadline.load(ordering: .acquiring)
     return nanoseconds == .max ? nil : Deadline(uptimeNanoseconds: nanoseconds)
@@ -89,7 +94,11 @@ extension EpollEventLoop {
         embeddedDeadline.store(now.uptimeNanoseconds, ordering: .releasing)
       } else {
         try selector.arm(earliest, leeway: leeway, now: now)
-        embeddedDeadline.store(earliest?.uptimeNanoseconds ?? .max, ordering: .releasing)
+        var next = earliest
+        if let clockDeadline = earliestClockTimerDeadline(now: now) {
+          next = min(next ?? clockDeadline, clockDeadline)
+        }
+        embeddedDeadline.store(next?.uptimeNanoseconds ?? .max, ordering: .releasing)
       }
     } catch {
       failure.withLock { $0 = error }

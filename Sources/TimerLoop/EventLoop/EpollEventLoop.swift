@@ -33,6 +33,9 @@ public final class EpollEventLoop: EventLoop {
   let termination = Locked(TerminationHandler.State())
   /// ``nextDeadline`` of an embedded loop, in monotonic nanoseconds (`Int64.max`: none).
   let embeddedDeadline = Atomic<Int64>(.max)
+  /// Set when the loop makes its first boot-time or wall-clock timerfd, so
+  /// that an embedded loop with monotonic timers only never looks for them.
+  let hasClockTimers = Atomic<Bool>(false)
   /// Entered while ``run()`` runs, so ``shutdown()`` can wait for it to return.
   private let running = DispatchGroup()
 
