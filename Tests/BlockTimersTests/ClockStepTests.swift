@@ -86,7 +86,7 @@ struct ClockStepTests {
     defer { timer.cancel() }
     // Scheduled from this thread, the timer's timerfd is armed by a task on
     // the loop: wait for a task sent after it, so that the step comes after
-    // the arming (the kernel reports only steps made while it is armed).
+    // the arming (the kernel reports only steps made after it).
     let armed = DispatchSemaphore(value: 0)
     try loop.execute { armed.signal() }
     #expect(armed.wait(timeout: .now() + .seconds(10)) == .success)
@@ -98,13 +98,14 @@ struct ClockStepTests {
     #expect(waited < 10, "waited \(waited) s")
   }
 
-  /// The gap: a step made after a rule timer is scheduled from another thread
-  /// but before the loop has armed its wall-clock timerfd for it is not
-  /// reported (the kernel reports only steps made while the timerfd is
-  /// armed), so the timer keeps the date it had, 150 s away. Held here by
-  /// keeping the loop thread busy in a task until after the step. A known
-  /// issue until the loop checks the wall clock when it arms the timerfd;
-  /// then this test fails, saying the issue was not recorded.
+  /// The gap: when a loop's first wall-clock timer is a rule timer scheduled
+  /// from another thread, a step made before the loop has opened and armed
+  /// its wall-clock timerfd is not reported (the kernel reports only steps
+  /// made after the timerfd is armed with `TFD_TIMER_CANCEL_ON_SET`), so the
+  /// timer keeps the date it had, 150 s away. Held here by keeping the loop
+  /// thread busy in a task until after the step. A known issue until the
+  /// loop checks the wall clock when it arms the timerfd; then this test
+  /// fails, saying the issue was not recorded.
   @Test func aStepBeforeTheLoopArmsItsTimerfdIsNotHeard() throws {
     let loop = try EpollEventLoop.startOnNewThread(name: "clock-step")
     defer { loop.shutdown() }
