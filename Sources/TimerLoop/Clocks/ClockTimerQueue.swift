@@ -64,19 +64,25 @@ final class ClockTimerQueue: Sendable {
   func rearm() {
     guard let host else { return }
     do throws(SystemError) {
-      try state.withLock { (state) throws(SystemError) in
+      let wasSet = try state.withLock { (state) throws(SystemError) -> Bool in
         state.armRequested = false
-        guard !state.isShutdown else { return }
+        guard !state.isShutdown else { return false }
         let earliest = state.heap.earliestDeadline()
         // Int64.max is no date at all ("never"): nothing to wake up for.
         let target = earliest == .max ? nil : earliest
-        guard target != state.armed else { return }
+        guard target != state.armed else { return false }
         if state.driver == nil {
-          guard target != nil else { return }
+          guard target != nil else { return false }
           state.driver = try host.makeClockDriver(for: self)
         }
-        try state.driver?.arm(target)
+        let wasSet = try state.driver?.arm(target) ?? false
         state.armed = target
+        return wasSet
+      }
+      // The news the timerfd's next read would have given (it no longer will).
+      if wasSet {
+        clockWasSet()
+        rearm()
       }
     } catch {
       host.stop(dueTo: error)
@@ -89,10 +95,11 @@ final class ClockTimerQueue: Sendable {
     state.withLock { $0.heap.earliestDeadline() }
   }
 
-  /// The clock was set (`ECANCELED` on the timerfd), or moved against a
-  /// virtual loop's monotonic clock: the next ``rearm()`` arms the driver
-  /// again, whatever it was armed for. Timers whose deadline has now passed
-  /// are due in the next pass; the others wait. Loop thread only.
+  /// The clock was set (`ECANCELED` from the timerfd's read or from
+  /// `timerfd_settime`), or moved against a virtual loop's monotonic clock:
+  /// the next ``rearm()`` arms the driver again, whatever it was armed for.
+  /// Timers whose deadline has now passed are due in the next pass; the
+  /// others wait. Loop thread only.
   ///
   /// A rule timer (``ClockTimer/Repeat/rule(_:)``) whose date is still ahead
   /// takes its next date from its rule at the current time instead (libev's

@@ -66,7 +66,7 @@ final class TimerFDClockDriver: ClockDriver {
     Glibc.close(fd)
   }
 
-  func arm(_ deadline: Int64?) throws(SystemError) {
+  func arm(_ deadline: Int64?) throws(SystemError) -> Bool {
     try TimerFD.setTime(fd, nanoseconds: deadline, cancelOnSet: cancelOnSet)
   }
 }

@@ -42,7 +42,9 @@ protocol ClockTimerHost: EventLoop {
 protocol ClockDriver: AnyObject, Sendable {
   /// Makes the queue's next pass run once the clock reads `deadline`
   /// nanoseconds (at once if that has passed); `nil` disarms. Loop thread only.
-  func arm(_ deadline: Int64?) throws(SystemError)
+  /// Returns whether the clock was set since the driver last said so (a
+  /// `TFD_TIMER_CANCEL_ON_SET` timerfd can tell it here instead of on a read).
+  func arm(_ deadline: Int64?) throws(SystemError) -> Bool
 }
 
 extension Int64 {

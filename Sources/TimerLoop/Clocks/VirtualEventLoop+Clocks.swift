@@ -106,14 +106,16 @@ final class VirtualClockDriver: ClockDriver {
     self.queue = queue
   }
 
-  func arm(_ deadline: Int64?) throws(SystemError) {
+  func arm(_ deadline: Int64?) throws(SystemError) -> Bool {
     if let previous = wakeUp.withLock({ $0 }) { loop.scheduler.cancel(previous) }
-    guard let deadline, let queue else { return }
+    // The loop's clock controls run the re-evaluation themselves.
+    guard let deadline, let queue else { return false }
     let offset = loop.nanoseconds(on: queue.clock).subtractingSaturated(
       loop.now.uptimeNanoseconds)
     let monotonic = Deadline(uptimeNanoseconds: max(deadline.subtractingSaturated(offset), 0))
     // Throws only after shutdown, which has ended the queue's timers.
     let handle = try? loop.schedule(at: monotonic) { [weak queue] in queue?.runPass() }
     wakeUp.withLock { $0 = handle?.id }
+    return false
   }
 }

@@ -70,7 +70,13 @@ extension TimerFD {
   /// `cancelOnSet` adds `TFD_TIMER_CANCEL_ON_SET`, so that setting the wall
   /// clock makes the descriptor readable and its read fail with `ECANCELED`.
   /// The corresponding C function is `timerfd_settime`.
-  static func setTime(_ fd: CInt, nanoseconds: Int64?, cancelOnSet: Bool) throws(SystemError) {
+  ///
+  /// - Returns: whether the wall clock was set since `fd` last reported it:
+  ///   then the call fails with `ECANCELED` instead of the next read, yet
+  ///   arms the timer (timerfd_create(2), NOTES), so it is news, not a failure.
+  static func setTime(
+    _ fd: CInt, nanoseconds: Int64?, cancelOnSet: Bool
+  ) throws(SystemError) -> Bool {
     var spec = itimerspec()
     if let nanoseconds {
       let clamped = Swift.max(nanoseconds, 1)
@@ -78,9 +84,14 @@ extension TimerFD {
         tv_sec: Int(clamped / 1_000_000_000), tv_nsec: Int(clamped % 1_000_000_000))
     }
     let flags = CShims_TFD_TIMER_ABSTIME() | (cancelOnSet ? CShims_TFD_TIMER_CANCEL_ON_SET() : 0)
-    _ = try retryingOnInterrupt("timerfd_settime") {
-      CShims_timerfd_settime(fd, flags, &spec, nil)
+    do {
+      _ = try retryingOnInterrupt("timerfd_settime") {
+        CShims_timerfd_settime(fd, flags, &spec, nil)
+      }
+    } catch  where error.errno == ECANCELED {
+      return true
     }
+    return false
   }
 
   /// Consumes the expiration count. `EAGAIN` counts as ``ReadOutcome/expired``
