@@ -84,9 +84,8 @@ struct ClockStepTests {
       firstAt: Date().addingTimeInterval(30), nextDate: { $0.addingTimeInterval(1) }
     ) { _ in fired.signal() }
     defer { timer.cancel() }
-    // Scheduled from this thread, the timer's timerfd is armed by a task on
-    // the loop: wait for a task sent after it, so that the step comes after
-    // the arming (the kernel reports only steps made after it).
+    // Wait for a task sent after the timer, so that the step comes after the
+    // loop watches its timerfd (the next test makes it come before).
     let armed = DispatchSemaphore(value: 0)
     try loop.execute { armed.signal() }
     #expect(armed.wait(timeout: .now() + .seconds(10)) == .success)
@@ -98,15 +97,14 @@ struct ClockStepTests {
     #expect(waited < 10, "waited \(waited) s")
   }
 
-  /// The gap: when a loop's first wall-clock timer is a rule timer scheduled
-  /// from another thread, a step made before the loop has opened and armed
-  /// its wall-clock timerfd is not reported (the kernel reports only steps
-  /// made after the timerfd is armed with `TFD_TIMER_CANCEL_ON_SET`), so the
-  /// timer keeps the date it had, 150 s away. Held here by keeping the loop
-  /// thread busy in a task until after the step. A known issue until the
-  /// loop checks the wall clock when it arms the timerfd; then this test
-  /// fails, saying the issue was not recorded.
-  @Test func aStepBeforeTheLoopArmsItsTimerfdIsNotHeard() throws {
+  /// The same with the step made after a rule timer is scheduled from
+  /// another thread but before the loop thread could arm the wall-clock
+  /// timerfd (held here in a task until after the step): a
+  /// `TFD_TIMER_CANCEL_ON_SET` timerfd hears only of steps made after it was
+  /// first armed, so the scheduling call arms it, and the loop reads the
+  /// step once it watches it. Armed by the loop, the timer kept the date it
+  /// had, 150 s away.
+  @Test func aStepBeforeTheLoopArmsItsTimerfdIsHeard() throws {
     let loop = try EpollEventLoop.startOnNewThread(name: "clock-step")
     defer { loop.shutdown() }
     let busy = DispatchSemaphore(value: 0)
@@ -121,12 +119,13 @@ struct ClockStepTests {
       firstAt: Date().addingTimeInterval(30), nextDate: { $0.addingTimeInterval(1) }
     ) { _ in fired.signal() }
     defer { timer.cancel() }
+    let start = DispatchTime.now()
     try Self.stepWallClock(by: -Self.step)
     defer { try? Self.stepWallClock(by: Self.step) }
     release.signal()
-    withKnownIssue("a step before the loop arms its wall-clock timerfd is not heard") {
-      #expect(fired.wait(timeout: .now() + .seconds(5)) == .success)
-    }
+    #expect(fired.wait(timeout: .now() + .seconds(10)) == .success)
+    let waited = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    #expect(waited < 10, "waited \(waited) s")
   }
 
   /// BlockTimers: a fire-date timer on the wall clock follows the step, one on

@@ -3,10 +3,12 @@ import Foundation
 /// The timers of one clock on one loop, and the passes that run them.
 ///
 /// Made on the first timer on its clock (see ``ClockTimers``); its driver
-/// (a timerfd on an ``EpollEventLoop``) only when the loop thread first arms
-/// it. The heap sits behind a lock, so any thread can add a timer and a
-/// shutdown on any thread can end them all; only the loop thread arms the
-/// driver and runs passes. No user code runs under the lock.
+/// (a timerfd on an ``EpollEventLoop``) when the loop thread first arms it,
+/// or, for the wall clock, when another thread schedules the first timer
+/// (see ``armEarly(_:on:)``). The heap sits behind a lock, so any thread can
+/// add a timer and a shutdown on any thread can end them all; only the loop
+/// thread watches the driver, re-arms it and runs passes. No user code runs
+/// under the lock.
 final class ClockTimerQueue: Sendable {
   let clock: TimerClock
   private weak let host: (any ClockTimerHost)?
@@ -15,6 +17,8 @@ final class ClockTimerQueue: Sendable {
   private struct State {
     var heap = ClockTimerHeap()
     var driver: (any ClockDriver)?
+    /// The loop watches the driver (``ClockDriver/watch()``).
+    var isWatched = false
     /// The deadline the driver is armed for; `nil` when disarmed or spent.
     var armed: Int64?
     /// A task that arms the driver is on its way to the loop thread.
@@ -40,9 +44,10 @@ final class ClockTimerQueue: Sendable {
     let sendsArmTask = try state.withLock { (state) throws(TimerLoopError) -> Bool in
       guard !state.isShutdown else { throw .shutdown }
       state.heap.insert(timer, at: deadline)
-      guard !onLoopThread, !state.armRequested, deadline < (state.armed ?? .max) else {
-        return false
-      }
+      guard !onLoopThread, !state.armRequested else { return false }
+      if state.driver == nil && clock.canBeSet { armEarly(&state, on: host) }
+      let unwatched = state.driver != nil && !state.isWatched
+      guard unwatched || deadline < (state.armed ?? .max) else { return false }
       state.armRequested = true
       return true
     }
@@ -59,8 +64,24 @@ final class ClockTimerQueue: Sendable {
     }
   }
 
-  /// Arms the driver (making it first if need be) for the earliest pending
-  /// deadline. Loop thread only. A failing system call stops the loop.
+  /// Makes and arms the wall clock's driver on the thread scheduling its
+  /// first timer, before the loop watches it: a `TFD_TIMER_CANCEL_ON_SET`
+  /// timerfd hears of the steps made from its first arming on, so a step
+  /// made before the loop thread could arm it was lost, and a rule timer
+  /// kept a date computed before the step. The kernel keeps the news for
+  /// the loop's first read. A failure is left to the loop, which makes the
+  /// driver again and stops on it.
+  private func armEarly(_ state: inout State, on host: any ClockTimerHost) {
+    guard let earliest = state.heap.earliestDeadline(), earliest != .max,
+      let driver = try? host.makeClockDriver(for: self), (try? driver.arm(earliest)) != nil
+    else { return }
+    state.driver = driver
+    state.armed = earliest
+  }
+
+  /// Arms the driver (making it and having the loop watch it first if need
+  /// be) for the earliest pending deadline. Loop thread only. A failing
+  /// system call stops the loop.
   func rearm() {
     guard let host else { return }
     do throws(SystemError) {
@@ -70,11 +91,15 @@ final class ClockTimerQueue: Sendable {
         let earliest = state.heap.earliestDeadline()
         // Int64.max is no date at all ("never"): nothing to wake up for.
         let target = earliest == .max ? nil : earliest
-        guard target != state.armed else { return false }
         if state.driver == nil {
           guard target != nil else { return false }
           state.driver = try host.makeClockDriver(for: self)
         }
+        if !state.isWatched {
+          try state.driver?.watch()
+          state.isWatched = true
+        }
+        guard target != state.armed else { return false }
         let wasSet = try state.driver?.arm(target) ?? false
         state.armed = target
         return wasSet

@@ -12,20 +12,7 @@ extension EpollEventLoop: ClockTimerHost {
 
   func makeClockDriver(for queue: ClockTimerQueue) throws(SystemError) -> any ClockDriver {
     hasClockTimers.store(true, ordering: .relaxed)
-    let driver = TimerFDClockDriver(
-      fd: try TimerFD.create(clockID: queue.clock.clockID), cancelOnSet: queue.clock.canBeSet)
-    // The registration owns the driver, so its timerfd stays open until the
-    // loop drops its registrations at shutdown, on the loop thread.
-    _ = try selector.register(driver.fd, interest: .readable, mode: .level) {
-      [unowned self, driver, weak queue] _ in
-      do throws(SystemError) {
-        if try TimerFD.consume(driver.fd) == .clockWasSet { queue?.clockWasSet() }
-        queue?.runPass()
-      } catch {
-        self.stop(dueTo: error)
-      }
-    }
-    return driver
+    return try TimerFDClockDriver(loop: self, queue: queue)
   }
 
   /// The earliest boot-time or wall-clock deadline, as a monotonic deadline
@@ -56,10 +43,14 @@ final class TimerFDClockDriver: ClockDriver {
   /// Armed with `TFD_TIMER_CANCEL_ON_SET` (wall clock): a clock change
   /// wakes the loop, and the read says so with `ECANCELED`.
   let cancelOnSet: Bool
+  private unowned let loop: EpollEventLoop
+  private weak let queue: ClockTimerQueue?
 
-  init(fd: CInt, cancelOnSet: Bool) {
-    self.fd = fd
-    self.cancelOnSet = cancelOnSet
+  init(loop: EpollEventLoop, queue: ClockTimerQueue) throws(SystemError) {
+    fd = try TimerFD.create(clockID: queue.clock.clockID)
+    cancelOnSet = queue.clock.canBeSet
+    self.loop = loop
+    self.queue = queue
   }
 
   deinit {
@@ -68,5 +59,20 @@ final class TimerFDClockDriver: ClockDriver {
 
   func arm(_ deadline: Int64?) throws(SystemError) -> Bool {
     try TimerFD.setTime(fd, nanoseconds: deadline, cancelOnSet: cancelOnSet)
+  }
+
+  /// Adds the timerfd to the loop's epoll set, level-triggered, so that an
+  /// expiry or a clock change from before is seen in the next wait. The
+  /// registration owns the driver, so its timerfd stays open until the loop
+  /// drops its registrations at shutdown, on the loop thread.
+  func watch() throws(SystemError) {
+    _ = try loop.selector.register(fd, interest: .readable, mode: .level) { [self] _ in
+      do throws(SystemError) {
+        if try TimerFD.consume(fd) == .clockWasSet { queue?.clockWasSet() }
+        queue?.runPass()
+      } catch {
+        loop.stop(dueTo: error)
+      }
+    }
   }
 }

@@ -57,8 +57,11 @@ extension EventLoop {
   /// does for its `ev_periodic`s. Just before each call the loop reads the
   /// wall clock again; a timer whose date is still ahead (the clock was set
   /// back meanwhile) waits for it. A loop that never schedules one has no
-  /// such descriptor. Wall-clock timers are kept in a binary heap beside the
-  /// loop's timing wheel.
+  /// such descriptor. Scheduled on another thread, the first wall-clock
+  /// timer opens and arms the timerfd on that thread, so that a change of
+  /// the clock made before the loop watches it is reported too (if that
+  /// fails, the loop opens it itself). Wall-clock timers are kept in a
+  /// binary heap beside the loop's timing wheel.
   ///
   /// Cancel it with ``ClockTimerHandle/cancel()``: exact from any thread.
   ///

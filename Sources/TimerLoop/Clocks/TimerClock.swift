@@ -29,8 +29,8 @@ protocol ClockTimerHost: EventLoop {
   /// `clock`'s reading now (see ``TimerClock``); any thread.
   func nanoseconds(on clock: TimerClock) -> Int64
 
-  /// Makes what runs `queue`'s passes when its clock reaches a deadline.
-  /// Loop thread only.
+  /// Makes what runs `queue`'s passes when its clock reaches a deadline,
+  /// not yet watched by the loop. Any thread.
   func makeClockDriver(for queue: ClockTimerQueue) throws(SystemError) -> any ClockDriver
 
   /// Shuts the loop down after a system call of a driver failed on its thread.
@@ -41,10 +41,16 @@ protocol ClockTimerHost: EventLoop {
 /// monotonic timer of a virtual loop.
 protocol ClockDriver: AnyObject, Sendable {
   /// Makes the queue's next pass run once the clock reads `deadline`
-  /// nanoseconds (at once if that has passed); `nil` disarms. Loop thread only.
+  /// nanoseconds (at once if that has passed, and once the loop watches the
+  /// driver); `nil` disarms. Under the queue's lock, on the loop thread (or
+  /// on the thread that makes the driver, see ``ClockTimerQueue``).
   /// Returns whether the clock was set since the driver last said so (a
   /// `TFD_TIMER_CANCEL_ON_SET` timerfd can tell it here instead of on a read).
   func arm(_ deadline: Int64?) throws(SystemError) -> Bool
+
+  /// Has the loop run the queue's passes when the driver fires, from now
+  /// on. Once, on the loop thread.
+  func watch() throws(SystemError)
 }
 
 extension Int64 {

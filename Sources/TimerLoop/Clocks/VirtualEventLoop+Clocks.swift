@@ -118,4 +118,7 @@ final class VirtualClockDriver: ClockDriver {
     wakeUp.withLock { $0 = handle?.id }
     return false
   }
+
+  /// Nothing to watch: the wake-up timer runs on the loop already.
+  func watch() {}
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import XCTest
 
 @testable import TimerLoop
@@ -26,6 +27,33 @@ final class ClockDescriptorLeakTests: XCTestCase {
     XCTAssertEqual(try openDescriptorCount(), before + 4)
     loop.shutdown()
     XCTAssertEqual(try openDescriptorCount(), before)
+  }
+
+  /// This process's timerfds on `CLOCK_REALTIME`, with their `settime flags`.
+  private func wallClockTimerFDs() throws -> [CInt: String] {
+    var found: [CInt: String] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+      guard let fd = CInt(name),
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"))
+          == "anon_inode:[timerfd]",
+        let info = try? timerFDInfo(fd), info["clockid"] == "\(CLOCK_REALTIME)"
+      else { continue }
+      found[fd] = info["settime flags"]
+    }
+    return found
+  }
+
+  /// Scheduled from a thread other than the loop's, before the loop ever
+  /// ran, a wall-clock timer arms its timerfd with `TFD_TIMER_ABSTIME |
+  /// TFD_TIMER_CANCEL_ON_SET` at once, so that the kernel reports a step of
+  /// the clock made before the loop watches it (`ClockStepTests` makes one).
+  func testAWallTimerScheduledFromAnotherThreadArmsItsTimerfdAtOnce() throws {
+    let loop = try EpollEventLoop()
+    defer { loop.shutdown() }
+    let before = try wallClockTimerFDs()
+    try loop.schedule(at: Date().addingTimeInterval(3600)) {}
+    let opened = try wallClockTimerFDs().filter { before[$0.key] == nil }
+    XCTAssertEqual(Array(opened.values), ["03"], "not armed at once with both flags")
   }
 
   func testALoopThatNeverRanOpensNoTimerfdForABootTimer() throws {
