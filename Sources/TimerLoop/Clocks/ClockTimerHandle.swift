@@ -18,8 +18,10 @@ public struct ClockTimerHandle: Sendable, Hashable {
   /// closure, or while it runs, does not repeat). Its closures (the body,
   /// and a rule's `nextDate`), with what they captured, are released before
   /// `cancel()` returns, on the calling thread; one running at that moment,
-  /// when its call returns, on the loop thread. The timer's place in its queue is freed later (see the
-  /// Complexity notes of the scheduling calls), without running anything.
+  /// when its call returns, on the loop thread. The timer's place in its
+  /// queue is freed later, without running anything: when it comes first,
+  /// or when the queue, grown to twice what it held after its last sweep
+  /// (and at least 64 entries), drops every cancelled timer at once.
   public func cancel() {
     timer.end()
   }
