@@ -117,4 +117,54 @@ import Testing
     #expect(weakLoop == nil, "the loop leaked")
     #expect(weakScheduler == nil, "the loop's scheduler (its timer table) leaked")
   }
+
+  /// A closure released by the loop (after its call, by a cancel, at
+  /// shutdown) may hold an object whose `deinit` schedules on the same loop:
+  /// no lock is held then, so the new timer is taken (or refused with
+  /// `shutdown` after a shutdown), and nothing deadlocks.
+  @Test(arguments: LoopKind.allCases)
+  func aDeinitThatSchedulesClockTimersIsServed(kind: LoopKind) throws {
+    let harness = try LoopHarness(kind)
+    let loop = harness.loop
+    let log = EventLog<String>()
+    try {
+      let fired = SchedulesOnDeinit("fired", on: loop, log: log)
+      try loop.schedule(at: loop.continuousNow) { _ = fired }
+      let cancelled = SchedulesOnDeinit("cancelled", on: loop, log: log)
+      try loop.schedule(at: loop.wallClockNow.addingTimeInterval(3_600)) { _ = cancelled }.cancel()
+    }()
+    try harness.advance(by: .milliseconds(5))
+    try harness.advance(by: .milliseconds(5))
+    #expect(
+      Set(log.all) == [
+        "boot after fired", "wall after fired", "boot after cancelled", "wall after cancelled",
+      ])
+    try {
+      let atShutdown = SchedulesOnDeinit("shutdown", on: loop, log: log)
+      try loop.schedule(at: loop.wallClockNow.addingTimeInterval(3_600)) { _ = atShutdown }
+    }()
+    loop.shutdown()
+    #expect(log.all.count == 5 && log.all.last == "shutdown refused")
+  }
+}
+
+/// Schedules a boot-time and a wall-clock timer on its loop from `deinit`.
+private final class SchedulesOnDeinit: Sendable {
+  let name: String
+  let loop: any EventLoop
+  let log: EventLog<String>
+
+  init(_ name: String, on loop: any EventLoop, log: EventLog<String>) {
+    (self.name, self.loop, self.log) = (name, loop, log)
+  }
+
+  deinit {
+    let (name, log) = (name, log)
+    do {
+      try loop.schedule(at: loop.continuousNow) { log.append("boot after \(name)") }
+      try loop.schedule(at: loop.wallClockNow) { log.append("wall after \(name)") }
+    } catch {
+      log.append("\(name) refused")
+    }
+  }
 }
