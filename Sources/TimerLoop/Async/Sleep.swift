@@ -28,16 +28,20 @@ final class Sleep<Timer: SleepTimer>: Sendable {
   typealias Arm = (_ alarm: @escaping @Sendable () -> Void) throws(TimerLoopError) -> Timer
 
   private let phase = Locked(Phase.idle)
-  private let scheduler: TimerScheduler
+  /// The count the sleep is in, not the scheduler: the timer's closure
+  /// holds the sleep, and a sleep holding the scheduler made a cycle that
+  /// kept a loop alive while a cancel sent from another thread waited in
+  /// its inbox.
+  private let sleepingTasks: SleepingTasks
 
-  private init(scheduler: TimerScheduler) {
-    self.scheduler = scheduler
+  private init(sleepingTasks: SleepingTasks) {
+    self.sleepingTasks = sleepingTasks
   }
 
   /// Suspends the calling task until the timer that `arm` schedules on
   /// `scheduler`'s loop fires; see ``EventLoop/sleep(until:)-(Deadline)``.
   static func run(on scheduler: TimerScheduler, arm: Arm) async throws {
-    let sleep = Sleep(scheduler: scheduler)
+    let sleep = Sleep(sleepingTasks: scheduler.sleepingTasks)
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
         sleep.start(continuation, arm: arm)
@@ -60,7 +64,7 @@ final class Sleep<Timer: SleepTimer>: Sendable {
     let armed = phase.withLock { phase in
       guard case .waiting(let continuation, nil) = phase else { return false }
       phase = .waiting(continuation, handle)
-      scheduler.sleepingTasks.increment()
+      sleepingTasks.increment()
       return true
     }
     // Finished while the timer was being scheduled: if by cancellation, the
@@ -74,7 +78,7 @@ final class Sleep<Timer: SleepTimer>: Sendable {
     let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, Timer?)? in
       guard case .waiting(let continuation, let handle) = phase else { return nil }
       phase = .finished
-      if handle != nil { scheduler.sleepingTasks.decrement() }
+      if handle != nil { sleepingTasks.decrement() }
       return (continuation, handle)
     }
     guard let (continuation, handle) = taken else { return }

@@ -185,4 +185,24 @@ import Testing
     #expect(loop.sleepingTaskCount == 0)
     #expect(try liveTimers(loop) == 0)
   }
+
+  /// A sleep cancelled from a thread other than the loop's leaves its cancel
+  /// in the loop's inbox; a virtual loop that is then let go, never driven
+  /// again, is freed. (The sleep held the scheduler, and the timer's closure
+  /// the sleep: a cycle LeakSanitizer reported in three suites' tests.)
+  @Test func aVirtualLoopLetGoWithACrossThreadCancelInItsInboxIsFreed() async throws {
+    weak var weakScheduler: TimerScheduler?
+    do {
+      // Made on a thread of its own, which ends: every call below is from another thread.
+      let loop = await withCheckedContinuation { made in
+        Thread { made.resume(returning: VirtualEventLoop()) }.start()
+      }
+      weakScheduler = loop.scheduler
+      let sleeper = Task { try await loop.sleep(for: .seconds(10)) }
+      await loop.waitForSleepingTasks(atLeast: 1)
+      sleeper.cancel()
+      #expect(await sleeper.result.isCancellation)
+    }
+    #expect(weakScheduler == nil, "the loop's scheduler leaked")
+  }
 }
