@@ -129,13 +129,18 @@ final class ClockTimerQueue: Sendable {
   /// A rule timer (``ClockTimer/Repeat/rule(_:)``) whose date is still ahead
   /// takes its next date from its rule at the current time instead (libev's
   /// `ev_periodic` calls its reschedule callback on a time jump), so no date
-  /// the jump skipped is replayed; its rule runs here, outside the lock.
+  /// the jump skipped is replayed; its rule runs here, outside the lock. One
+  /// waiting for no date at all (`Int64.max`: NaN, `distantFuture`) keeps
+  /// waiting.
   func clockWasSet() {
     guard let host else { return }
     let now = host.nanoseconds(on: clock)
     let rescheduled = state.withLock { state in
       state.armed = nil
-      return state.heap.removeAll { $0.deadline > now && $0.timer.rule != nil }
+      // Int64.max is no date at all (NaN, distantFuture): it stays "never".
+      return state.heap.removeAll {
+        $0.deadline > now && $0.deadline != .max && $0.timer.rule != nil
+      }
     }
     for entry in rescheduled {
       guard let rule = entry.timer.rule else { continue }

@@ -29,7 +29,7 @@ extension EventLoop {
   /// loop was late, or the clock was set forward past it), `nextDate` is
   /// called again with the current wall-clock time: missed dates get one
   /// call, never a burst. When the wall clock is set, a timer still waiting
-  /// is rescheduled with `nextDate(now)`.
+  /// for a date is rescheduled with `nextDate(now)`.
   ///
   /// - Parameters:
   ///   - first: the first date; a past one runs in the next pass; one that
@@ -37,8 +37,8 @@ extension EventLoop {
   ///     whole nanoseconds.
   ///   - nextDate: the schedule's rule; `nil` ends the timer. A date that
   ///     never comes (NaN, `Date.distantFuture`) leaves the timer waiting,
-  ///     valid and costing no CPU, until it is cancelled (or a change of
-  ///     the wall clock, which asks the rule again, gets another date).
+  ///     valid and costing no CPU, until it is cancelled: a change of the
+  ///     wall clock does not ask the rule again for such a timer.
   ///   - body: runs on the loop thread with the timer's handle, which can
   ///     cancel it.
   /// - Returns: a handle that cancels the timer (``ClockTimerHandle/cancel()``:

@@ -100,6 +100,25 @@ import Testing
     #expect(handles.allSatisfy { $0.isValid })
   }
 
+  /// A rule timer whose first date never comes never runs, also after the
+  /// wall clock is set or the machine suspended, which recompute the dates
+  /// of the other rule timers (it ran one rule step after the new time).
+  @Test func aRuleTimerWhoseFirstDateNeverComesStaysOffAfterAClockChange() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let calls = Atomic<Int>(0)
+    for never in [Date(timeIntervalSinceReferenceDate: .nan), .distantFuture] {
+      try loop.scheduleRepeating(firstAt: never, nextDate: { $0.addingTimeInterval(60) }) { _ in
+        calls.add(1, ordering: .relaxed)
+      }
+    }
+    loop.setWallClock(to: loop.wallClockNow.addingTimeInterval(3_600))
+    loop.suspend(for: .seconds(10))
+    loop.advanceTime(by: .seconds(600))
+    #expect(calls.load(ordering: .relaxed) == 0)
+    #expect(loop.liveTimerCount == 0, "a date that never comes armed a wake-up")
+  }
+
   /// A virtual loop that had boot-time timers and is let go without a
   /// shutdown is freed, as one with only monotonic timers is (its scheduler
   /// held the boot-time queue's wake-up timer, which held the scheduler).
