@@ -198,31 +198,4 @@ import Testing
     #expect(loop.terminationError == nil)
     try onLoop(loop) { FaultInjection.reset() }
   }
-
-  /// `timerfd_settime` fails with `ECANCELED` when the clock was set since
-  /// the last read, though it armed the timer (timerfd_create(2), NOTES): the
-  /// loop re-evaluates as for the read's `ECANCELED`, arms again and goes on
-  /// (it stopped, a failed system call).
-  @Test func aClockChangeReportedWhenArmingTheTimerfdIsHandled() throws {
-    let loop = try EpollEventLoop.startOnNewThread()
-    defer { loop.shutdown() }
-    let inputs = EventLog<Date>()
-    let fired = DispatchSemaphore(value: 0)
-    try onLoop(loop) {
-      FaultInjection.inject([ECANCELED], into: "timerfd_settime")
-      defer { FaultInjection.reset() }
-      try loop.scheduleRepeating(
-        firstAt: loop.wallClockNow.addingTimeInterval(3600),
-        nextDate: { date in
-          inputs.append(date)
-          return date.addingTimeInterval(3600)
-        }
-      ) { _ in }
-      try loop.schedule(at: loop.wallClockNow.addingTimeInterval(0.005)) { fired.signal() }
-    }
-    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
-    #expect(loop.terminationError == nil)
-    let input = try #require(inputs.all.first)
-    #expect(abs(input.timeIntervalSinceNow) < 30, "the rule was not asked at the clock change")
-  }
 }
