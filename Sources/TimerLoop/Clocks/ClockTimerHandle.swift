@@ -1,5 +1,5 @@
 /// A timer on the boot-time clock (``EventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
-/// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,_,_,_)``)
+/// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,Duration,_,_)``)
 /// or on the wall clock (``EventLoop/schedule(at:_:)-(Date,_)``,
 /// ``EventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
 /// ``EventLoop/scheduleRepeating(matching:in:matchingPolicy:_:)``), returned

@@ -17,7 +17,7 @@ extension EventLoop {
   /// The loop's boot-time clock now: `ContinuousClock.now` on an
   /// ``EpollEventLoop`` (both read `CLOCK_BOOTTIME`); on a
   /// ``VirtualEventLoop``, its virtual monotonic time plus the time
-  /// ``VirtualEventLoop/suspend(for:)`` simulated. Any thread; O(1), one
+  /// ``VirtualEventLoop/suspend(for:)-(TimeAmount)`` simulated. Any thread; O(1), one
   /// clock read.
   public var continuousNow: ContinuousClock.Instant {
     ContinuousClock.Instant(bootNanoseconds: clockHost.nanoseconds(on: .boot))
@@ -89,6 +89,19 @@ extension EventLoop {
       on: .boot, at: first.bootNanoseconds,
       repeats: policy == .fixedRate ? .fixedRate(interval: period) : .fixedDelay(interval: period),
       body: .repeating(body))
+  }
+
+  /// ``TimeAmount`` form of
+  /// ``scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,Duration,_,_)``,
+  /// so that an interval kept as a ``TimeAmount`` for the monotonic timers
+  /// serves here too.
+  @discardableResult
+  public func scheduleRepeating(
+    firstAt first: ContinuousClock.Instant, every interval: TimeAmount,
+    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (ClockTimerHandle) -> Void
+  ) throws(TimerLoopError) -> ClockTimerHandle {
+    try scheduleRepeating(
+      firstAt: first, every: Duration.nanoseconds(interval.nanoseconds), policy: policy, body)
   }
 }
 

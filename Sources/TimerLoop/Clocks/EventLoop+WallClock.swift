@@ -24,8 +24,12 @@ import Foundation
 extension EventLoop {
   /// The loop's wall clock now: the system's (`CLOCK_REALTIME`, as `Date()`)
   /// on an ``EpollEventLoop``; on a ``VirtualEventLoop``, a virtual one that
-  /// starts at 2026-01-01 00:00:00 UTC, moves with its monotonic clock and
-  /// is set by ``VirtualEventLoop/setWallClock(to:)``. Any thread; O(1),
+  /// starts at the system's reading when the loop is made, in whole seconds
+  /// (so `Date()` and
+  /// `Date(timeIntervalSinceNow:)` mean what they mean on a real loop), moves
+  /// with its virtual monotonic clock, and is set by
+  /// ``VirtualEventLoop/setWallClock(to:)`` (call it first for a fixed start:
+  /// a test of dates should not depend on the day it runs). Any thread; O(1),
   /// one clock read.
   public var wallClockNow: Date {
     Date(wallNanoseconds: wallClockNanoseconds)

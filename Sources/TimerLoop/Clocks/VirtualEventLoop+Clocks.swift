@@ -2,14 +2,11 @@ import Foundation
 import Synchronization
 
 /// Virtual boot time is the loop's virtual monotonic time plus the time
-/// ``VirtualEventLoop/suspend(for:)`` simulated; virtual wall-clock time is
+/// ``VirtualEventLoop/suspend(for:)-(TimeAmount)`` simulated; virtual wall-clock time is
 /// the monotonic time plus an offset that ``VirtualEventLoop/setWallClock(to:)``
 /// and `suspend(for:)` move. Each queue's driver is a monotonic timer of the
 /// loop at the translated deadline, moved whenever the translation changes.
 extension VirtualEventLoop: ClockTimerHost {
-  /// 2026-01-01 00:00:00 UTC, in nanoseconds since 1970: where the virtual
-  /// wall clock of a new loop starts.
-  static let wallClockStart: Int64 = 1_767_225_600_000_000_000
 
   func nanoseconds(on clock: TimerClock) -> Int64 {
     let offset =
@@ -58,7 +55,8 @@ extension VirtualEventLoop: ClockTimerHost {
   /// re-evaluated at once, and those whose date has now passed run before
   /// this returns, once each (called from a callback: in a later pass of
   /// the running ``advanceTime(by:)-(TimeAmount)``); those moved further away
-  /// wait. The loop's virtual wall clock starts at 2026-01-01 00:00:00 UTC.
+  /// wait. The loop's virtual wall clock starts at the system's wall clock
+  /// reading when the loop was made, in whole seconds.
   ///
   /// `date` is rounded up to whole nanoseconds, saturating; a NaN date does
   /// nothing. Call it from the thread that drives the loop.

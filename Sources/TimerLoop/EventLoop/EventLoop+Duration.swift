@@ -5,7 +5,7 @@
 /// expression both types can spell (`.milliseconds(100) * 2`, `.zero`) means a
 /// ``TimeAmount``.
 extension EventLoop {
-  /// `Duration` form of ``scheduleRepeating(firstAt:every:policy:_:)-(_,TimeAmount,_,_)``: runs
+  /// `Duration` form of ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``: runs
   /// `body` at `first` and then every `interval` (raised to at least 0.1 ms).
   @_disfavoredOverload @discardableResult
   public func scheduleRepeating(
@@ -25,7 +25,7 @@ extension EventLoop {
 }
 
 extension IsolatedEventLoop {
-  /// `Duration` form of ``scheduleRepeating(firstAt:every:policy:_:)-(_,TimeAmount,_,_)``.
+  /// `Duration` form of ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
   @_disfavoredOverload @discardableResult
   public func scheduleRepeating(
     firstAt first: Deadline, every interval: Duration, policy: RepeatPolicy = .fixedRate,
@@ -83,5 +83,11 @@ extension VirtualEventLoop {
   @_disfavoredOverload
   public func stall(for amount: Duration) {
     stall(for: TimeAmount(amount))
+  }
+
+  /// `Duration` form of ``suspend(for:)-(TimeAmount)``.
+  @_disfavoredOverload
+  public func suspend(for amount: Duration) {
+    suspend(for: TimeAmount(amount))
   }
 }

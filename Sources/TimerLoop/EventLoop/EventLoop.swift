@@ -114,7 +114,7 @@ extension EventLoop {
 
   /// Runs `body` on the loop's thread `initialDelay` from ``now`` (negative
   /// counts as zero) and then every `interval`; see
-  /// ``scheduleRepeating(firstAt:every:policy:_:)-(_,TimeAmount,_,_)``.
+  /// ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
   @discardableResult
   public func scheduleRepeating(
     after initialDelay: TimeAmount, every interval: TimeAmount,

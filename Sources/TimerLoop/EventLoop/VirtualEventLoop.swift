@@ -1,3 +1,4 @@
+import CShims
 import Glibc
 import Synchronization
 
@@ -5,7 +6,7 @@ import Synchronization
 /// when the test calls ``advanceTime(by:)-(TimeAmount)`` or ``advanceTime(to:)``, and due
 /// closures run on the thread making that call. Its boot-time and wall
 /// clocks (``EventLoop/continuousNow``, ``EventLoop/wallClockNow``) move with
-/// it, and also when the test calls ``suspend(for:)`` or ``setWallClock(to:)``.
+/// it, and also when the test calls ``suspend(for:)-(TimeAmount)`` or ``setWallClock(to:)``.
 ///
 /// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
 /// repeat and bad-input rules are the real loop's, with no sleeping and no
@@ -29,7 +30,7 @@ public final class VirtualEventLoop: EventLoop {
   private let clock: VirtualClock
   /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
   private let isAdvancing = Atomic<Bool>(false)
-  /// The time ``suspend(for:)`` simulated: boot time minus monotonic time.
+  /// The time ``suspend(for:)-(TimeAmount)`` simulated: boot time minus monotonic time.
   let suspendedNanoseconds = Atomic<Int64>(0)
   /// Wall-clock time minus monotonic time, in nanoseconds (see ``setWallClock(to:)``).
   let wallClockOffset: Atomic<Int64>
@@ -45,7 +46,13 @@ public final class VirtualEventLoop: EventLoop {
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) {
     clock = VirtualClock(start: start)
-    wallClockOffset = Atomic(Self.wallClockStart.subtractingSaturated(start.uptimeNanoseconds))
+    // The system's wall clock now, so that dates made with `Date()` mean on
+    // the virtual wall clock what they mean on the real one; in whole
+    // seconds, which a `Date` holds exactly, so that virtual dates a test
+    // computes from it carry no rounding.
+    let second: Int64 = 1_000_000_000
+    let wallStart = CShims_clock_gettime_ns(CShims_CLOCK_REALTIME()) / second * second
+    wallClockOffset = Atomic(wallStart.subtractingSaturated(start.uptimeNanoseconds))
     scheduler = TimerScheduler(
       clock: .virtual(clock), loopType: "VirtualEventLoop", metricsDelegate: metricsDelegate,
       wakeUp: {}, wakeUpToStop: {})

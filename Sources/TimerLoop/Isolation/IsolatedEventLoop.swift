@@ -76,7 +76,7 @@ public struct IsolatedEventLoop {
   }
 
   /// Runs `body` on the loop's thread at `first` and then every `interval`
-  /// until cancelled; see ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(_,TimeAmount,_,_)``.
+  /// until cancelled; see ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   @discardableResult
@@ -91,7 +91,7 @@ public struct IsolatedEventLoop {
 
   /// Runs `body` on the loop's thread `initialDelay` from now (negative
   /// counts as zero) and then every `interval`; see
-  /// ``scheduleRepeating(firstAt:every:policy:_:)-(_,TimeAmount,_,_)``.
+  /// ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
   @discardableResult
   public func scheduleRepeating(
     after initialDelay: TimeAmount, every interval: TimeAmount,
