@@ -31,9 +31,17 @@ public protocol TimerHandler: AnyObject, Sendable {
 /// so make keys for hot timers on the loop thread.
 public struct TimerKey: Hashable, Sendable {
   @usableFromInline let id: TimerID
+
+  @usableFromInline
+  init(id: TimerID) {
+    self.id = id
+  }
 }
 
 extension EventLoop {
+  // The calls that make a handler timer are inlinable for the reason the
+  // calls on a key (below) are.
+
   /// Makes a *kept* handler timer, disarmed: it calls
   /// `handler.timerFired(tag: tag)` on the loop's thread each time it fires,
   /// and stays, disarmed, after it fires or is disarmed, until
@@ -44,12 +52,11 @@ extension EventLoop {
   /// retains `handler` once. From another thread it is a request, like
   /// `schedule`.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `handler` is not kept.
+  @inlinable
   public func makeTimer(
     handler: some TimerHandler, tag: UInt64 = 0
   ) throws(TimerLoopError) -> TimerKey {
-    TimerKey(
-      id: try scheduler.schedule(
-        at: nil, mode: .kept, intervalOrTag: Int64(bitPattern: tag), body: .handler(handler)))
+    TimerKey(id: try scheduler.schedule(handler: handler, tag: tag, at: nil))
   }
 
   /// Calls `handler.timerFired(tag: tag)` once on the loop's thread at
@@ -61,19 +68,16 @@ extension EventLoop {
   /// one retain of `handler`, released when the timer ends.
   /// - Returns: a key that moves (``arm(_:at:)``) or cancels (``disarm(_:)``) it.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown.
-  @discardableResult
+  @inlinable @discardableResult
   public func schedule(
     at deadline: Deadline, handler: some TimerHandler, tag: UInt64
   ) throws(TimerLoopError) -> TimerKey {
-    TimerKey(
-      id: try scheduler.schedule(
-        at: deadline, mode: .oneShot, intervalOrTag: Int64(bitPattern: tag),
-        body: .handler(handler)))
+    TimerKey(id: try scheduler.schedule(handler: handler, tag: tag, at: deadline))
   }
 
   /// ``schedule(at:handler:tag:)`` `delay` from ``now``; a negative delay
   /// counts as zero.
-  @discardableResult
+  @inlinable @discardableResult
   public func schedule(
     after delay: TimeAmount, handler: some TimerHandler, tag: UInt64
   ) throws(TimerLoopError) -> TimerKey {

@@ -185,15 +185,27 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   /// Adds a timer: queued at `deadline`, or unqueued for `nil` (a kept timer
-  /// created disarmed). `intervalOrTag` as in ``TimerEntry``.
+  /// created disarmed). `intervalOrTag` as in ``TimerEntry``. `body` is
+  /// consumed, so that it moves into the row without a retain and a release.
   func schedule(
-    at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: TimerBody
+    at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
+    body: consuming TimerBody
   ) throws(TimerLoopError) -> TimerID {
-    if inLoopThread {
-      guard !isShutdown else { throw .shutdown }
-      return table.pointee.insert(
-        deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
+    guard inLoopThread else {
+      return try request(at: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
     }
+    guard !isShutdown else { throw .shutdown }
+    return table.pointee.insert(
+      deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
+  }
+
+  /// ``schedule(at:mode:intervalOrTag:body:)`` from another thread: a
+  /// request under a fresh ticket.
+  private func request(
+    at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
+    body: consuming TimerBody
+  ) throws(TimerLoopError) -> TimerID {
+    var body = Optional(body)
     let (ticket, dropped) = try inbox.withLock {
       (inbox) throws(TimerLoopError) -> (UInt64, [Request]?) in
       guard !inbox.isShutdown else { throw .shutdown }
@@ -202,7 +214,7 @@ public final class TimerScheduler: @unchecked Sendable {
       let dropped = append(
         .schedule(
           ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag,
-          body: body),
+          body: body.take()!),
         to: &inbox)
       return (ticket, dropped)
     }
@@ -213,13 +225,25 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Adds a closure timer, repeating every `interval` (raised to
   /// ``minimumRepeatInterval``) by `policy`, or a one-shot for `nil`.
   func schedule(
-    at deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: TimerBody
+    at deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: consuming TimerBody
   ) throws(TimerLoopError) -> TimerHandle {
     let mode: TimerEntry.Mode =
       interval == nil ? .oneShot : policy == .fixedRate ? .fixedRate : .fixedDelay
     let nanoseconds = interval.map { Swift.max($0, Self.minimumRepeatInterval).nanoseconds } ?? 0
-    let id = try schedule(at: deadline, mode: mode, intervalOrTag: nanoseconds, body: body)
+    let id = try schedule(at: deadline, mode: mode, intervalOrTag: nanoseconds, body: consume body)
     return TimerHandle(scheduler: self, id: id)
+  }
+
+  /// Adds a handler timer: a one-shot at `deadline`, or a kept timer,
+  /// disarmed, for `nil`. Behind the inlinable handler calls of
+  /// ``EventLoop``, so that they reach the scheduler without a protocol witness.
+  @usableFromInline
+  func schedule(
+    handler: consuming any TimerHandler, tag: UInt64, at deadline: Deadline?
+  ) throws(TimerLoopError) -> TimerID {
+    try schedule(
+      at: deadline, mode: deadline == nil ? .kept : .oneShot,
+      intervalOrTag: Int64(bitPattern: tag), body: .handler(consume handler))
   }
 
   /// Cancels a timer: ends it, or disarms it if it is a kept one.

@@ -34,7 +34,7 @@ struct TimerTable: ~Copyable {
   /// Adds a timer and queues it at `deadline`; a `nil` deadline adds it
   /// unqueued (a kept timer created disarmed). O(1) amortised (see ``TimerWheel``).
   mutating func insert(
-    deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: TimerBody
+    deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: consuming TimerBody
   ) -> TimerID {
     // Built in place, not in a local: a local copy costs a retain and a
     // release of the closure per timer.
@@ -47,13 +47,14 @@ struct TimerTable: ~Copyable {
       firstFree = self[entry: slot].nextFree
       freeCount -= 1
       self[entry: slot] = TimerEntry(
-        body: body, phase: phase, mode: mode, generation: generation,
+        body: consume body, phase: phase, mode: mode, generation: generation,
         intervalOrTag: intervalOrTag)
     } else {
       generation = 0
       slot = queue.appendRow(
         TimerEntry(
-          body: body, phase: phase, mode: mode, generation: 0, intervalOrTag: intervalOrTag))
+          body: consume body, phase: phase, mode: mode, generation: 0, intervalOrTag: intervalOrTag)
+      )
     }
     if let deadline { queue.push(slot: slot, deadline: deadline) }
     return .local(slot: slot, generation: generation)
@@ -62,10 +63,12 @@ struct TimerTable: ~Copyable {
   /// Adds a timer requested from another thread under `ticket`.
   mutating func insert(
     ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
-    body: TimerBody
+    body: consuming TimerBody
   ) {
-    let slot = insert(deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
-      .slot
+    let slot = insert(
+      deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body
+    )
+    .slot
     slotsByTicket[ticket] = slot
     ticketsBySlot[slot] = ticket
   }

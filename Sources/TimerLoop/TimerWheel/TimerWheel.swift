@@ -161,7 +161,7 @@ struct TimerWheel: ~Copyable {
   // MARK: Rows
 
   /// Adds a row holding `entry`, not queued; returns its slot. O(1) amortised.
-  mutating func appendRow(_ entry: TimerEntry) -> UInt32 {
+  mutating func appendRow(_ entry: consuming TimerEntry) -> UInt32 {
     precondition(rowCount < Int(Link.firstHead), "more than \(Link.firstHead) timer slots")
     if rowCount == rowCapacity { grow() }
     (rows + rowCount).initialize(to: Row(entry: entry))
