@@ -35,14 +35,19 @@ struct TimerEntry {
     case kept
   }
 
+  /// Bits of ``flags``.
+  static let firePendingBit: UInt8 = 1
+  static let hasTicketBit: UInt8 = 2
+
   // Declared largest-first with the one-byte fields together: Swift lays a
   // struct out in declaration order, and this order packs an entry into 32
-  // bytes, so that a wheel row is 56. The deadline is the row's.
+  // bytes, so that a wheel row is 56. The body takes 17 bytes, so the three
+  // one-byte fields fill the word up to `generation`: a fourth would push the
+  // entry to 40. The deadline is the row's.
   var body: TimerBody?
   var phase = Phase.free
-  /// Set when the dispatch pass collects the timer, cleared when its call
-  /// starts or when it is cancelled or rescheduled before that.
-  var firePending = false
+  /// ``firePending`` and ``hasTicket``, in one byte.
+  var flags: UInt8 = 0
   var mode = Mode.oneShot
   var generation: UInt32 = 0
   /// A repeating timer's interval in nanoseconds (at least 0.1 ms); a
@@ -56,6 +61,20 @@ struct TimerEntry {
   }
 
   var tag: UInt64 { UInt64(bitPattern: intervalOrTag) }
+
+  /// Set when the dispatch pass collects the timer, cleared when its call
+  /// starts or when it is cancelled or rescheduled before that.
+  var firePending: Bool {
+    get { flags & Self.firePendingBit != 0 }
+    set { flags = newValue ? flags | Self.firePendingBit : flags & ~Self.firePendingBit }
+  }
+
+  /// Whether the timer was scheduled from another thread, under a ticket
+  /// the table's ``TicketMap`` records.
+  var hasTicket: Bool {
+    get { flags & Self.hasTicketBit != 0 }
+    set { flags = newValue ? flags | Self.hasTicketBit : flags & ~Self.hasTicketBit }
+  }
 
   /// A free entry's link in the table's free list: the slot freed before it,
   /// or `nil` for the last.

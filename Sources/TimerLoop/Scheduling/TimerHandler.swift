@@ -27,8 +27,9 @@ public protocol TimerHandler: AnyObject, Sendable {
 /// Once its timer has ended (a one-shot fired or was disarmed, a kept timer
 /// was invalidated, or the loop shut down) every call with the key does
 /// nothing, even if a later timer has taken over its table slot. A key made on
-/// another thread than the loop's is looked up in a hash table on every call,
-/// so make keys for hot timers on the loop thread.
+/// another thread than the loop's names its timer by a ticket, which the loop
+/// looks up on every call (in a table sorted by ticket: one probe, or a binary
+/// search), so make keys for hot timers on the loop thread.
 public struct TimerKey: Hashable, Sendable {
   @usableFromInline let id: TimerID
 

@@ -17,8 +17,7 @@ struct TimerTable: ~Copyable {
   var tasks: [Work] = []
   /// Timers scheduled from other threads, by ticket. Only those have a ticket,
   /// so the map stays as small as the cross-thread traffic.
-  var slotsByTicket: [UInt64: UInt32] = [:]
-  var ticketsBySlot: [UInt32: UInt64] = [:]
+  var tickets = TicketMap()
 
   init(now: Deadline) {
     queue = TimerWheel(now: now)
@@ -65,12 +64,10 @@ struct TimerTable: ~Copyable {
     ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
     body: consuming TimerBody
   ) {
-    let slot = insert(
-      deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body
-    )
-    .slot
-    slotsByTicket[ticket] = slot
-    ticketsBySlot[slot] = ticket
+    let id = insert(
+      deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
+    self[entry: id.slot].hasTicket = true
+    tickets.add(ticket: ticket, slot: id.slot, generation: id.generation)
   }
 
   // The lookups below are `mutating` only for how they are called: through the
@@ -92,7 +89,9 @@ struct TimerTable: ~Copyable {
 
   @inline(never)
   private mutating func slot(ofTicket ticket: UInt64) -> UInt32? {
-    slotsByTicket[ticket]
+    guard let entry = tickets.entry(for: ticket), isLive(entry.slot, generation: entry.generation)
+    else { return nil }
+    return entry.slot
   }
 
   mutating func isLive(_ slot: UInt32, generation: UInt32) -> Bool {
@@ -111,12 +110,11 @@ struct TimerTable: ~Copyable {
   /// id would cost bytes in every handle and every row.
   mutating func free(_ slot: UInt32) -> TimerBody? {
     queue.remove(slot: slot)
-    if !ticketsBySlot.isEmpty, let ticket = ticketsBySlot.removeValue(forKey: slot) {
-      slotsByTicket[ticket] = nil
-    }
     let body = self[entry: slot].body
     let generation = self[entry: slot].generation
+    let hadTicket = self[entry: slot].hasTicket
     self[entry: slot] = TimerEntry(generation: generation &+ 1)
+    if hadTicket && tickets.timerEnded() { sweepTickets() }
     if generation < TimerID.lastGeneration {
       self[entry: slot].nextFree = firstFree
       firstFree = slot
@@ -125,6 +123,18 @@ struct TimerTable: ~Copyable {
       retiredSlotCount += 1
     }
     return body
+  }
+
+  /// Drops the ticket entries of timers that have ended (see ``TicketMap``).
+  @inline(never)
+  private mutating func sweepTickets() {
+    let rows = queue.rows
+    let rowCount = queue.rowCount
+    tickets.sweep { ticket in
+      let row = Int(ticket.slot)
+      return row < rowCount && rows[row].entry.phase != .free
+        && rows[row].entry.generation == ticket.generation
+    }
   }
 
   // swift-format-ignore: AlwaysUseLowerCamelCase
