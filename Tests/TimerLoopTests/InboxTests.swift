@@ -30,4 +30,39 @@ import Testing
     #expect(loop.scheduler.testsOnly_inboxCapacity <= TimerScheduler.keptCapacity)
     #expect(loop.liveTimerCount == 0)
   }
+  /// Timers scheduled from another thread are named by tickets. Once most of
+  /// them have ended and the table has swept their tickets out, the others are
+  /// still found (moved, and fire), the ended ones' handles do nothing, and
+  /// the ticket map holds no more than about twice the live timers.
+  @Test func crossThreadTimersStayFoundAfterMostOthersEnd() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let count = 1_000
+    let handles = Locked<[TimerHandle]>([])
+    let fired = EventLog<Int>()
+    let sent = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      for i in 0..<count {
+        guard let handle = try? loop.schedule(after: .seconds(Int64(i + 10)), { fired.append(i) })
+        else { continue }
+        handles.withLock { $0.append(handle) }
+      }
+      sent.signal()
+    }
+    #expect(sent.wait(timeout: .now() + .seconds(60)) == .success)
+    loop.advanceTime(by: .zero)  // takes the requests in: every ticket gets a slot
+    let all = handles.withLock { $0 }
+    #expect(all.count == count)
+    for (i, handle) in all.enumerated() where i % 10 != 0 { handle.cancel() }
+    #expect(loop.liveTimerCount == count / 10)
+    #expect(loop.scheduler.table.pointee.tickets.entries.count <= 2 * count / 10 + 64)
+    for (i, handle) in all.enumerated() where i % 10 == 0 {
+      handle.reschedule(to: loop.now + .milliseconds(Int64(count - i)))
+    }
+    for (i, handle) in all.enumerated() where i % 10 != 0 { handle.reschedule(to: loop.now) }
+    loop.advanceTime(by: .seconds(1))
+    #expect(fired.all == stride(from: count - 10, through: 0, by: -10).map { $0 })
+    #expect(loop.liveTimerCount == 0)
+    #expect(loop.scheduler.table.pointee.tickets.entries.count <= 64)
+  }
 }
