@@ -241,10 +241,18 @@ struct TimerWheel: ~Copyable {
     checkInvariants()
   }
 
-  /// Dequeues `slot` if it is queued; returns whether it was.
-  @discardableResult
+  /// Dequeues `slot` if it is queued; returns whether it was. The check is
+  /// inlined: a timer that just fired is freed unqueued.
+  @inline(__always) @discardableResult
   mutating func remove(slot: UInt32) -> Bool {
     guard contains(slot: slot) else { return false }
+    dequeue(slot)
+    return true
+  }
+
+  /// Takes the queued `slot` out of the near queue or its wheel list.
+  @inline(never)
+  private mutating func dequeue(_ slot: UInt32) {
     if rows[Int(slot)].next == Link.near {
       near.remove(slot, rows: rows)
     } else {
@@ -253,7 +261,6 @@ struct TimerWheel: ~Copyable {
     rows[Int(slot)].next = Link.unqueued
     count -= 1
     checkInvariants()
-    return true
   }
 
   /// Dequeues and returns the earliest slot if its deadline is at or before
@@ -319,6 +326,7 @@ struct TimerWheel: ~Copyable {
 
   /// Files a row by its deadline: into the near queue if its tick has come,
   /// else into the wheel at the lowest level that tells its tick from `elapsed`.
+  @inline(__always)
   private mutating func file(_ slot: UInt32) {
     let tick = Self.tick(rows[Int(slot)].deadline)
     guard tick > elapsed else {
