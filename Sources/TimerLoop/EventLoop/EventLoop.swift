@@ -57,6 +57,11 @@ extension EventLoop {
     try scheduler.execute(task)
   }
 
+  // The two `schedule` calls below are inlinable, as the calls on a
+  // TimerKey are: specialised for the caller's loop, they read `scheduler`
+  // without a protocol witness that returns it retained, and hand the
+  // closure over without a retain and a release.
+
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
   /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``
   /// never runs. O(1) amortised in the number of pending timers (a hierarchical
@@ -64,17 +69,17 @@ extension EventLoop {
   ///
   /// - Returns: a handle that cancels or moves the timer.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
-  @discardableResult
+  @inlinable @discardableResult
   public func schedule(
     at deadline: Deadline, _ body: @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try scheduler.schedule(at: deadline, interval: nil, policy: .fixedRate, body: .once(body))
+    try scheduler.schedule(at: deadline, once: body)
   }
 
   /// Runs `body` once on the loop's thread `delay` nanoseconds from ``now``
   /// or later (see ``schedule(at:_:)-(Deadline,_)``). A negative delay counts as zero, so
   /// zero and negative delays alike run in the next pass in scheduling order.
-  @discardableResult
+  @inlinable @discardableResult
   public func schedule(
     after delay: TimeAmount, _ body: @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {

@@ -234,6 +234,18 @@ public final class TimerScheduler: @unchecked Sendable {
     return TimerHandle(scheduler: self, id: id)
   }
 
+  /// Adds a closure one-shot at `deadline`. Behind the inlinable
+  /// ``EventLoop/schedule(at:_:)-(Deadline,_)``, which reaches the scheduler
+  /// without a protocol witness.
+  @usableFromInline
+  func schedule(
+    at deadline: Deadline, once body: consuming @escaping @Sendable () -> Void
+  ) throws(TimerLoopError) -> TimerHandle {
+    TimerHandle(
+      scheduler: self,
+      id: try schedule(at: deadline, mode: .oneShot, intervalOrTag: 0, body: .once(consume body)))
+  }
+
   /// Adds a handler timer: a one-shot at `deadline`, or a kept timer,
   /// disarmed, for `nil`. Behind the inlinable handler calls of
   /// ``EventLoop``, so that they reach the scheduler without a protocol witness.
