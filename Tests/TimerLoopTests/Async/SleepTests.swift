@@ -193,15 +193,34 @@ import Testing
   @Test func aVirtualLoopLetGoWithACrossThreadCancelInItsInboxIsFreed() async throws {
     weak var weakScheduler: TimerScheduler?
     do {
-      // Made on a thread of its own, which ends: every call below is from another thread.
-      let loop = await withCheckedContinuation { made in
-        Thread { made.resume(returning: VirtualEventLoop()) }.start()
-      }
+      // Made on a thread of its own, which ends: every call below is from
+      // another thread. Handed over through a lock, which ThreadSanitizer
+      // sees (a continuation resumed from that thread drew a false report).
+      let made = Locked<VirtualEventLoop?>(nil)
+      let ready = DispatchSemaphore(value: 0)
+      Thread {
+        made.withLock { $0 = VirtualEventLoop() }
+        ready.signal()
+      }.start()
+      ready.wait()
+      let loop = try #require(made.withLock { $0.take() })  // the thread may outlive this scope
       weakScheduler = loop.scheduler
-      let sleeper = Task { try await loop.sleep(for: .seconds(10)) }
-      await loop.waitForSleepingTasks(atLeast: 1)
-      sleeper.cancel()
-      #expect(await sleeper.result.isCancellation)
+      // A child task, not a Task: the group has released it, with the loop
+      // it captured, when it returns (a Task's closure could outlive its result).
+      let cancelled = await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          do {
+            try await loop.sleep(for: .seconds(10))
+            return false
+          } catch {
+            return error is CancellationError
+          }
+        }
+        await loop.waitForSleepingTasks(atLeast: 1)
+        group.cancelAll()
+        return await group.next() ?? false
+      }
+      #expect(cancelled)
     }
     #expect(weakScheduler == nil, "the loop's scheduler leaked")
   }
