@@ -30,6 +30,32 @@ import Testing
     #expect(loop.scheduler.testsOnly_inboxCapacity <= TimerScheduler.keptCapacity)
     #expect(loop.liveTimerCount == 0)
   }
+  /// A burst fills the inbox array by array instead of growing one; the loop
+  /// still applies it in the order of the calls, across the arrays' seams:
+  /// each task runs in turn, and each cancel finds its timer already scheduled.
+  @Test func aBurstSpanningSeveralArraysIsAppliedInOrder() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let count = 5 * TimerScheduler.keptCapacity + 7
+    let ran = EventLog<Int>()
+    let fired = EventLog<Int>()
+    let sent = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      for i in 0..<count {
+        try? loop.execute { ran.append(i) }
+        let handle = try? loop.schedule(after: .seconds(1)) { fired.append(i) }
+        if i % 2 == 0 { handle?.cancel() }
+      }
+      sent.signal()
+    }
+    #expect(sent.wait(timeout: .now() + .seconds(60)) == .success)
+    #expect(loop.scheduler.testsOnly_inboxCapacity >= 2 * count)
+    loop.advanceTime(by: .seconds(1))
+    #expect(ran.all == Array(0..<count))
+    #expect(fired.all == Array(stride(from: 1, to: count, by: 2)))
+    #expect(loop.liveTimerCount == 0)
+  }
+
   /// Timers scheduled from another thread are named by tickets. Once most of
   /// them have ended and the table has swept their tickets out, the others are
   /// still found (moved, and fire), the ended ones' handles do nothing, and

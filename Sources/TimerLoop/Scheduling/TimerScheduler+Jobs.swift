@@ -102,7 +102,7 @@ extension TimerScheduler {
       forward(work, to: fallback)
       return
     }
-    inbox.requests.append(.execute(work))
+    inbox.append(.execute(work))
     inboxPending.store(true, ordering: .sequentiallyConsistent)
   }
 
@@ -111,11 +111,10 @@ extension TimerScheduler {
   /// ``releaseTable()`` after shutdown.
   func retireJobs(_ jobs: [Work]) {
     inbox.withLock { inbox in
-      let pending = inbox.requests.compactMap { request -> Work? in
+      let pending = inbox.takeAll().joined().compactMap { request -> Work? in
         guard case .execute(let work) = request, work.isJob else { return nil }
         return work
       }
-      inbox.requests = []
       inboxPending.store(false, ordering: .relaxed)
       let fallback = inbox.fallback ?? DispatchQueue(label: "TimerLoop.jobs-after-shutdown")
       inbox.fallback = fallback

@@ -50,7 +50,11 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   struct Inbox {
-    var requests: [Request] = []
+    /// The requests, oldest first: each array of `filled`, then `requests`.
+    /// A burst fills arrays of a fixed size instead of growing one, which
+    /// would copy every request queued so far at each doubling, under the lock.
+    private var filled: [[Request]] = []
+    private var requests: [Request] = []
     var nextTicket: UInt64 = 0
     var isShutdown = false
     var wakeupPending = false
@@ -59,6 +63,35 @@ public final class TimerScheduler: @unchecked Sendable {
     /// Where jobs go once the loop has stopped running them; `nil` until
     /// the table's owner retires the job queue after shutdown.
     var fallback: DispatchQueue?
+
+    /// How many requests the inbox has room for.
+    var capacity: Int { filled.reduce(requests.capacity) { $0 + $1.capacity } }
+
+    /// Queues `request` last. O(1): once `requests` is full at `keptCapacity`
+    /// or more, it joins `filled` and a new array of the same capacity takes
+    /// its place.
+    @inline(__always)
+    mutating func append(_ request: Request) {
+      if requests.count == requests.capacity && requests.count >= keptCapacity {
+        let capacity = requests.capacity
+        filled.append(requests)
+        requests = []
+        requests.reserveCapacity(capacity)
+      }
+      requests.append(request)
+    }
+
+    /// Takes out every request, as arrays to walk in order. The inbox keeps
+    /// room for a batch like the last, but not a burst's peak (a million
+    /// requests is tens of MB).
+    mutating func takeAll() -> [[Request]] {
+      var taken = filled
+      taken.append(requests)
+      filled = []
+      requests = []
+      requests.reserveCapacity(min(taken[taken.count - 1].count, keptCapacity))
+      return taken
+    }
   }
 
   /// The most elements a drained request or task buffer keeps room for:
@@ -333,7 +366,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   // swift-format-ignore: AlwaysUseLowerCamelCase
   /// How many requests the inbox has room for, so a test can see what a burst left behind.
-  var testsOnly_inboxCapacity: Int { inbox.withLock { $0.requests.capacity } }
+  var testsOnly_inboxCapacity: Int { inbox.withLock { $0.capacity } }
 
   // swift-format-ignore: AlwaysUseLowerCamelCase
   /// How many tasks the table's queue has room for. Loop thread only.
@@ -377,9 +410,9 @@ public final class TimerScheduler: @unchecked Sendable {
     } else {
       do { try wakeUp() } catch { wakeUpToStop() }
     }
-    let requests = inbox.requests
-    inbox.requests = requests.filter {
-      if case .execute(let work) = $0 { work.isJob } else { false }
+    let requests = Array(inbox.takeAll().joined())
+    for request in requests {
+      if case .execute(let work) = request, work.isJob { inbox.append(request) }
     }
     return requests
   }
@@ -417,7 +450,7 @@ public final class TimerScheduler: @unchecked Sendable {
   /// that is safe: never inside the admission window, and only after the whole
   /// batch is applied, so a `deinit` that calls back in sees every request.
   struct AppliedRequests {
-    var requests: [Request] = []
+    var requests: [[Request]] = []
     var cancelled: [TimerBody] = []
   }
 
@@ -438,15 +471,9 @@ public final class TimerScheduler: @unchecked Sendable {
     applied.requests = inbox.withLock { inbox in
       inboxPending.store(false, ordering: .relaxed)
       inbox.wakeupPending = false
-      let requests = inbox.requests
-      // The drained array goes to the caller, so the inbox needs a new one:
-      // sized for a batch like this, but a burst's peak capacity (a million
-      // requests is tens of MB) is not kept.
-      inbox.requests = []
-      inbox.requests.reserveCapacity(min(requests.count, Self.keptCapacity))
-      return requests
+      return inbox.takeAll()
     }
-    for request in applied.requests {
+    for request in applied.requests.joined() {
       switch request {
       case .execute(let work):
         table.pointee.tasks.append(work)
@@ -491,7 +518,7 @@ public final class TimerScheduler: @unchecked Sendable {
   /// of the inbox (a job stays, to retire). Returns the dropped requests for
   /// the caller to release outside the lock (`nil` if the write succeeded).
   private func append(_ request: Request, to inbox: inout Inbox) -> [Request]? {
-    inbox.requests.append(request)
+    inbox.append(request)
     inboxPending.store(true, ordering: .sequentiallyConsistent)
     guard !inbox.wakeupPending else { return nil }
     inbox.wakeupPending = true
