@@ -3,18 +3,9 @@ import XCTest
 
 @testable import TimerLoop
 
-/// XCTest rather than Swift Testing: XCTest runs these serially, with no other
-/// test opening descriptors at the same time, so the process-wide count is exact.
-final class DescriptorLeakTests: XCTestCase {
-  override func setUp() {
-    // The first loop's shutdown starts libdispatch's own threads and
-    // descriptors (it waits on a DispatchGroup); let that happen before counting.
-    try? EpollEventLoop.startOnNewThread().shutdown()
-  }
-
-  private func openDescriptorCount() throws -> Int {
-    try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
-  }
+/// Descriptors the loop opens are closed by its shutdown (see
+/// ``DescriptorCountingTestCase``).
+final class DescriptorLeakTests: DescriptorCountingTestCase {
 
   func testShutdownClosesTheLoopsThreeDescriptors() throws {
     let before = try openDescriptorCount()

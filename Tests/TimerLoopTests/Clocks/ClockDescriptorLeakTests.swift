@@ -4,16 +4,9 @@ import XCTest
 
 @testable import TimerLoop
 
-/// XCTest, run serially like ``DescriptorLeakTests``, so the process-wide
-/// descriptor count is exact.
-final class ClockDescriptorLeakTests: XCTestCase {
-  override func setUp() {
-    try? EpollEventLoop.startOnNewThread().shutdown()
-  }
-
-  private func openDescriptorCount() throws -> Int {
-    try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
-  }
+/// The clock timerfds are closed by the loop's shutdown (see
+/// ``DescriptorCountingTestCase``).
+final class ClockDescriptorLeakTests: DescriptorCountingTestCase {
 
   func testShutdownClosesTheBootTimeTimerfd() throws {
     let before = try openDescriptorCount()

@@ -4,16 +4,9 @@ import XCTest
 
 @testable import TimerLoop
 
-/// XCTest, run serially like ``DescriptorLeakTests``, so the process-wide
-/// descriptor count is exact.
-final class ClockTimerRaceLeakTests: XCTestCase {
-  override func setUp() {
-    try? EpollEventLoop.startOnNewThread().shutdown()
-  }
-
-  private func openDescriptorCount() throws -> Int {
-    try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
-  }
+/// Racing first clock timers against shutdown leaves no descriptor open
+/// (see ``DescriptorCountingTestCase``).
+final class ClockTimerRaceLeakTests: DescriptorCountingTestCase {
 
   /// Threads racing to schedule a loop's first wall-clock and boot-time
   /// timers (the first wall-clock one opens and arms its timerfd on the
