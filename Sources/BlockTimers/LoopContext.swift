@@ -22,9 +22,38 @@ final class LoopContext: LoopAttachment {
 
     /// The date is read first, so a pause between the two reads can only map
     /// a date to a later deadline, never an earlier one.
+    /// Reads the two clocks as close together as it can: `Date()` between
+    /// two readings of the loop's clock, keeping the closest of a few tries.
+    /// A thread preempted between a lone pair of reads would pair them
+    /// wrongly by the whole preemption (milliseconds on a busy machine), past
+    /// `LoopContext.maximumDriftNanoseconds`: the next conversion would then
+    /// take the skewed pair as its anchor and move every date by that much.
     init(reading loop: any EventLoop) {
-      date = Date()
-      deadline = loop.now
+      var best = Sample(loop)
+      for _ in 1..<Self.tries where best.width > Self.closeEnough {
+        let next = Sample(loop)
+        if next.width < best.width { best = next }
+      }
+      date = best.date
+      deadline = best.deadline
+    }
+
+    private static let tries = 4
+    private static let closeEnough = TimeAmount.microseconds(20)
+
+    /// `Date()` read between two readings of the loop's clock, paired with
+    /// their middle; `width` is how far apart they were.
+    private struct Sample {
+      let date: Date
+      let deadline: Deadline
+      let width: TimeAmount
+
+      init(_ loop: any EventLoop) {
+        let before = loop.now
+        date = Date()
+        width = loop.now - before
+        deadline = before + width / 2
+      }
     }
   }
 
