@@ -52,17 +52,3 @@ protocol ClockDriver: AnyObject, Sendable {
   /// on. Once, on the loop thread.
   func watch() throws(SystemError)
 }
-
-extension Int64 {
-  /// `self + other`, clamped to `Int64.min ... Int64.max`.
-  func addingSaturated(_ other: Int64) -> Int64 {
-    let (sum, overflow) = addingReportingOverflow(other)
-    return overflow ? (other > 0 ? .max : .min) : sum
-  }
-
-  /// `self - other`, clamped to `Int64.min ... Int64.max`.
-  func subtractingSaturated(_ other: Int64) -> Int64 {
-    let (difference, overflow) = subtractingReportingOverflow(other)
-    return overflow ? (other < 0 ? .max : .min) : difference
-  }
-}

@@ -36,17 +36,12 @@ public struct Deadline: Hashable, Comparable, Sendable, CustomStringConvertible 
 
   /// `lhs` moved by `rhs`, clamped to ``distantPast`` ... ``distantFuture``.
   public static func + (lhs: Deadline, rhs: TimeAmount) -> Deadline {
-    let (sum, overflow) = lhs.uptimeNanoseconds.addingReportingOverflow(rhs.nanoseconds)
-    if overflow { return rhs.nanoseconds < 0 ? .distantPast : .distantFuture }
-    return sum < 0 ? .distantPast : Deadline(uptimeNanoseconds: sum)
+    Deadline(uptimeNanoseconds: max(lhs.uptimeNanoseconds.addingSaturated(rhs.nanoseconds), 0))
   }
 
   /// The signed time from `rhs` to `lhs`, saturating at ``TimeAmount/max`` / ``TimeAmount/min``.
   public static func - (lhs: Deadline, rhs: Deadline) -> TimeAmount {
-    let (difference, overflow) = lhs.uptimeNanoseconds.subtractingReportingOverflow(
-      rhs.uptimeNanoseconds)
-    if overflow { return lhs > rhs ? .max : .min }
-    return .nanoseconds(difference)
+    .nanoseconds(lhs.uptimeNanoseconds.subtractingSaturated(rhs.uptimeNanoseconds))
   }
 
   /// The deadline in monotonic nanoseconds, for logs.

@@ -32,9 +32,7 @@ extension TimeAmount {
 
   /// Saturating difference: clamped to ``min`` ... ``max``.
   public static func - (lhs: TimeAmount, rhs: TimeAmount) -> TimeAmount {
-    let (difference, overflow) = lhs.nanoseconds.subtractingReportingOverflow(rhs.nanoseconds)
-    if overflow { return rhs.nanoseconds < 0 ? .max : .min }
-    return TimeAmount(nanoseconds: difference)
+    TimeAmount(nanoseconds: lhs.nanoseconds.subtractingSaturated(rhs.nanoseconds))
   }
 
   /// Saturating product with a count of any integer type: clamped to

@@ -102,9 +102,7 @@ public struct TimeAmount: Hashable, Comparable, Sendable, CustomStringConvertibl
 
   /// Saturating sum.
   public static func + (lhs: TimeAmount, rhs: TimeAmount) -> TimeAmount {
-    let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(rhs.nanoseconds)
-    if overflow { return rhs.nanoseconds < 0 ? .min : .max }
-    return TimeAmount(nanoseconds: sum)
+    TimeAmount(nanoseconds: lhs.nanoseconds.addingSaturated(rhs.nanoseconds))
   }
 
   /// The amount in nanoseconds, for logs: `"1500 ns"`.
