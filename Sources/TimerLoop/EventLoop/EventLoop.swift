@@ -46,6 +46,9 @@ extension EventLoop {
   /// fired, repeating timers not cancelled, kept handler timers not
   /// invalidated, armed or not), read on the loop thread; `nil`
   /// elsewhere, where the loop's table cannot be read without racing it. O(1).
+  /// Monotonic timers only: boot-time and wall-clock timers live in queues
+  /// of their own (on a ``VirtualEventLoop`` a pending one adds the one
+  /// monotonic timer that wakes its queue).
   public var liveTimerCount: Int? { scheduler.liveTimerCount }
 
   /// Runs `task` on the loop's thread in its next pass, after the tasks

@@ -37,7 +37,10 @@ public struct EventLoopPassInfo: Sendable, Hashable {
   /// When the pass began: the time at which it ran what was due.
   public var start: Deadline
   /// Timer callbacks the pass ran. A timer cancelled or moved by an earlier
-  /// callback of the same pass did not run and is not counted.
+  /// callback of the same pass did not run and is not counted. Counts the
+  /// monotonic timers (the timing wheel's): boot-time and wall-clock timers
+  /// run in passes of their own clock's queue, which are not reported (on a
+  /// ``VirtualEventLoop`` each wake-up of such a queue counts as one timer).
   public var timersFired: Int
   /// Tasks the pass ran: ``EventLoop/execute(_:)`` closures, and the jobs of
   /// Swift tasks and actors the loop runs as their executor.

@@ -14,12 +14,14 @@ public struct EventLoopStats: Sendable, Hashable {
   /// ready descriptor); on ``EpollEventLoop/runOnce()``, each call; on a
   /// ``VirtualEventLoop``, each move of its clock to a pending deadline.
   public var wakeUps: Int
-  /// Timer callbacks run (``EventLoopPassInfo/timersFired``, summed).
+  /// Timer callbacks run (``EventLoopPassInfo/timersFired``, summed): the
+  /// monotonic timers', not the boot-time and wall-clock timers'.
   public var timersFired: Int
   /// Tasks run (``EventLoopPassInfo/tasksRun``, summed).
   public var tasksRun: Int
   /// Timers scheduled and not ended at the end of the latest pass
-  /// (``EventLoop/liveTimerCount`` as the loop thread saw it then).
+  /// (``EventLoop/liveTimerCount`` as the loop thread saw it then):
+  /// monotonic timers only.
   public var liveTimers: Int
   /// Passes by the lateness of their earliest due timer
   /// (``EventLoopPassInfo/lateness``): element `i` counts those late by less
