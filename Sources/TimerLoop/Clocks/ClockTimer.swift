@@ -35,6 +35,8 @@ final class ClockTimer: Sendable {
   /// The closures are released when the timer ends: `repeats` may hold one.
   private struct State {
     var phase = Phase.pending
+    /// A call has begun: the timer was not ended before its first call.
+    var hasBegun = false
     var body: Body?
     var repeats: Repeat
   }
@@ -54,6 +56,9 @@ final class ClockTimer: Sendable {
 
   /// Whether the timer may still run: not cancelled, not ended.
   var isValid: Bool { state.withLock { $0.phase != .ended } }
+
+  /// Whether a call of the timer has begun (it may have ended since).
+  var hasBegun: Bool { state.withLock { $0.hasBegun } }
 
   /// Ends the timer from any thread and releases its closure here, outside
   /// the lock (its captures' `deinit` may call back into the loop). A call
@@ -78,6 +83,7 @@ final class ClockTimer: Sendable {
     state.withLock { state in
       guard state.phase == .pending, let body = state.body else { return nil }
       state.phase = .running
+      state.hasBegun = true
       return (body, state.repeats)
     }
   }

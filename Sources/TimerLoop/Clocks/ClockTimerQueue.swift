@@ -57,10 +57,12 @@ final class ClockTimerQueue: Sendable {
       } else if sendsArmTask {
         try host.execute { [self] in rearm() }
       }
-      if !timer.isValid && host.scheduler.isShutdown { throw .shutdown }
+      if !timer.isValid && !timer.hasBegun && host.scheduler.isShutdown { throw .shutdown }
     } catch {
       timer.end()
-      throw error
+      // Scheduled from another thread, the timer may already have run (and
+      // its body shut the loop down): it was scheduled, so no error.
+      guard timer.hasBegun else { throw error }
     }
   }
 
