@@ -7,7 +7,8 @@ import Testing
 /// `schedule(at:_:)` on the boot-time and wall clocks, called on another
 /// thread, throws ``TimerLoopError/shutdown`` only for a timer that never
 /// ran: the loop can run a past-due timer, whose body shuts the loop down,
-/// before the call returns (it threw in about 1 call in 1,000).
+/// before the call returns (it threw in 8 to 32 of these 3,000 calls per
+/// clock before the fix).
 @Suite struct ClockTimerScheduleRaceTests {
   @Test(arguments: [TimerClock.boot, .wall])
   func aScheduleWhoseTimerAlreadyRanDoesNotThrow(_ clock: TimerClock) throws {
