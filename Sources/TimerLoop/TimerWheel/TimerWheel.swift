@@ -334,25 +334,45 @@ struct TimerWheel: ~Copyable {
   @inline(__always)
   private mutating func file(_ slot: UInt32) {
     let tick = Self.tick(rows[Int(slot)].deadline)
-    guard tick > elapsed else {
-      rows[Int(slot)].next = Link.near
-      let node = Node(
-        deadline: rows[Int(slot)].deadline, sequence: rows[Int(slot)].sequence, slot: slot)
-      return near.insert(node, rows: rows)
-    }
-    // The highest bit in which the tick differs from `elapsed` picks the level.
+    guard tick > elapsed else { return fileNear(slot) }
+    let (level, index) = place(tick)
+    link(slot, through: slot, level: level, index: index, earliest: rows[Int(slot)].deadline)
+  }
+
+  /// Files a row whose tick has come into the near queue.
+  @inline(__always)
+  private mutating func fileNear(_ slot: UInt32) {
+    rows[Int(slot)].next = Link.near
+    let node = Node(
+      deadline: rows[Int(slot)].deadline, sequence: rows[Int(slot)].sequence, slot: slot)
+    near.insert(node, rows: rows)
+  }
+
+  /// The wheel slot of a tick after `elapsed`: the highest bit in which the
+  /// tick differs from `elapsed` picks the level.
+  @inline(__always)
+  private func place(_ tick: UInt64) -> (level: Int, index: Int) {
     let level = (63 - ((elapsed ^ tick) | UInt64(Self.slotsPerLevel - 1)).leadingZeroBitCount) / 6
-    let index = Int(tick >> UInt64(Self.slotBits * level)) & (Self.slotsPerLevel - 1)
+    return (level, Int(tick >> UInt64(Self.slotBits * level)) & (Self.slotsPerLevel - 1))
+  }
+
+  /// Appends the chain of rows from `first` to `last` (linked to each other
+  /// already) to the list of wheel slot (`level`, `index`); `earliest` is
+  /// their earliest deadline.
+  @inline(__always)
+  private mutating func link(
+    _ first: UInt32, through last: UInt32, level: Int, index: Int, earliest: Int64
+  ) {
     let list = level * Self.slotsPerLevel + index
     let head = Link.firstHead + UInt32(list)
     let tail = heads[list].prev
-    rows[Int(slot)].next = head
-    rows[Int(slot)].prev = tail
-    if tail == head { heads[list].next = slot } else { rows[Int(tail)].next = slot }
-    heads[list].prev = slot
+    rows[Int(first)].prev = tail
+    rows[Int(last)].next = head
+    if tail == head { heads[list].next = first } else { rows[Int(tail)].next = first }
+    heads[list].prev = last
     occupied[level] |= 1 << UInt64(index)
     if scanned?.list == list {
-      scanned!.earliest = min(scanned!.earliest, rows[Int(slot)].deadline)
+      scanned!.earliest = min(scanned!.earliest, earliest)
     }
   }
 
@@ -402,11 +422,44 @@ struct TimerWheel: ~Copyable {
       if scanned?.list == slot.list { scanned = nil }
       // None of them can land in this slot again: its index is now elapsed's.
       while row != head {
-        let next = rows[Int(row)].next
-        file(row)
-        row = next
+        let tick = Self.tick(rows[Int(row)].deadline)
+        guard tick > elapsed else {
+          let next = rows[Int(row)].next
+          fileNear(row)
+          row = next
+          continue
+        }
+        row = fileRun(from: row, tick: tick, before: head)
       }
     }
     elapsed = now
+  }
+
+  /// Files `first`, of tick `tick` after `elapsed`, together with the rows
+  /// that follow it in a visited slot's list (up to `end`) and belong in the
+  /// same wheel slot, with one splice: a batch of equal timeouts, or periodic
+  /// timers queued in firing order, leave a slot in long runs bound for one
+  /// slot, and each row of a run then costs a load and a compare instead of
+  /// a relink (callgrind, instructions per firing: `million`, 20,000 handler
+  /// timers, 556 -> 524; `jitter`, 1,000 timers, 88 -> 66 in the wheel's
+  /// visits). Returns the row after the run, or `end`.
+  private mutating func fileRun(from first: UInt32, tick: UInt64, before end: UInt32) -> UInt32 {
+    let (level, index) = place(tick)
+    // Every tick of the slot's span has the same place.
+    let shift = UInt64(Self.slotBits * level)
+    let start = (tick >> shift) << shift
+    let span: UInt64 = 1 << shift
+    var last = first
+    var earliest = rows[Int(first)].deadline
+    var next = rows[Int(first)].next
+    while next != end {
+      let deadline = rows[Int(next)].deadline
+      guard Self.tick(deadline) &- start < span else { break }
+      earliest = min(earliest, deadline)
+      last = next
+      next = rows[Int(next)].next
+    }
+    link(first, through: last, level: level, index: index, earliest: earliest)
+    return next
   }
 }
