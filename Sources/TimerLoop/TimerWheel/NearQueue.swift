@@ -1,3 +1,5 @@
+import Glibc
+
 /// The timers of a ``TimerWheel`` whose tick has come, in exact
 /// `(deadline, sequence)` order: the only place timers leave the wheel from.
 ///
@@ -14,7 +16,7 @@
 ///
 /// Each queued row's `prev` holds its position, so a timer can leave from
 /// anywhere: a heap index, or a run index with ``runBit`` set.
-struct NearQueue {
+struct NearQueue: ~Copyable {
   typealias Node = TimerWheel.Node
   typealias Row = TimerWheel.Row
 
@@ -22,12 +24,27 @@ struct NearQueue {
   static let runBit: UInt32 = 1 << 31
   private static let arity = 4
 
-  private(set) var run: [Node] = []
+  /// The run's nodes: `runCount` of them, in room for `runCapacity`. Behind
+  /// a pointer, not in an array: an append then costs no uniqueness check,
+  /// emptying the run no call to the array's generic `removeAll`, and a
+  /// burst grows it with `realloc`, which moves large blocks without copying
+  /// (callgrind, instructions per firing: `million`, 20,000 handler timers
+  /// due in one pass, 524 -> 448, 34 of them the array's copying; `jitter`,
+  /// 1,000 timers, about 40 fewer).
+  private(set) var run = UnsafeMutablePointer<Node>(bitPattern: MemoryLayout<Node>.alignment)!
+  private(set) var runCount = 0
+  private var runCapacity = 0
   /// Nodes of `run` before this have left.
   private(set) var runStart = 0
   /// Nodes after `runStart` that have left (their slot is ``TimerWheel/Link/unqueued``).
   private(set) var tombstones = 0
   private(set) var heap: [Node] = []
+
+  init() {}
+
+  deinit {
+    if runCapacity > 0 { free(run) }
+  }
 
   static func ordered(_ a: Node, before b: Node) -> Bool {
     a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
@@ -35,25 +52,38 @@ struct NearQueue {
 
   /// The earliest node, or `nil` when empty.
   var first: Node? {
-    let front = runStart < run.count ? run[runStart] : nil
+    let front = runStart < runCount ? run[runStart] : nil
     guard let top = heap.first else { return front }
     guard let front else { return top }
     return Self.ordered(front, before: top) ? front : top
   }
 
   mutating func insert(_ node: Node, rows: UnsafeMutablePointer<Row>) {
-    if runStart == run.count {
-      run.removeAll(keepingCapacity: true)
+    if runStart == runCount {
+      runCount = 0
       runStart = 0
       tombstones = 0
     }
-    if let last = run.last, Self.ordered(node, before: last) {
+    if runCount > 0 && Self.ordered(node, before: run[runCount - 1]) {
       heap.append(node)
       siftUp(heap.count - 1, rows: rows)
     } else {
-      rows[Int(node.slot)].prev = Self.runBit | UInt32(run.count)
-      run.append(node)
+      if runCount == runCapacity { growRun() }
+      rows[Int(node.slot)].prev = Self.runBit | UInt32(runCount)
+      run[runCount] = node
+      runCount += 1
     }
+  }
+
+  /// Doubles the run's room with `realloc`.
+  @inline(never)
+  private mutating func growRun() {
+    let capacity = max(64, runCapacity * 2)
+    let raw = realloc(
+      runCapacity > 0 ? UnsafeMutableRawPointer(run) : nil, capacity * MemoryLayout<Node>.stride)
+    guard let raw else { fatalError("out of memory for \(capacity) due timers") }
+    run = raw.bindMemory(to: Node.self, capacity: capacity)
+    runCapacity = capacity
   }
 
   /// Takes out and returns the earliest node if its deadline is at or before
@@ -61,7 +91,7 @@ struct NearQueue {
   /// the heap: the firing path, without the tombstone ``remove(_:rows:)``
   /// leaves for a node taken from the middle.
   mutating func popFirst(dueAt deadline: Int64, rows: UnsafeMutablePointer<Row>) -> Node? {
-    let front = runStart < run.count ? run[runStart] : nil
+    let front = runStart < runCount ? run[runStart] : nil
     if let top = heap.first, front.map({ Self.ordered(top, before: $0) }) ?? true {
       guard top.deadline <= deadline else { return nil }
       removeFromHeap(at: 0, rows: rows)
@@ -70,7 +100,7 @@ struct NearQueue {
     guard let front, front.deadline <= deadline else { return nil }
     // The run never starts with a tombstone, so its front is live.
     runStart += 1
-    while runStart < run.count && run[runStart].slot == TimerWheel.Link.unqueued {
+    while runStart < runCount && run[runStart].slot == TimerWheel.Link.unqueued {
       runStart += 1
       tombstones -= 1
     }
@@ -83,22 +113,22 @@ struct NearQueue {
     guard position & Self.runBit != 0 else { return removeFromHeap(at: Int(position), rows: rows) }
     run[Int(position & ~Self.runBit)].slot = TimerWheel.Link.unqueued
     tombstones += 1
-    while runStart < run.count && run[runStart].slot == TimerWheel.Link.unqueued {
+    while runStart < runCount && run[runStart].slot == TimerWheel.Link.unqueued {
       runStart += 1
       tombstones -= 1
     }
-    if tombstones > run.count - runStart - tombstones + 64 { sweepRun(rows: rows) }
+    if tombstones > runCount - runStart - tombstones + 64 { sweepRun(rows: rows) }
   }
 
   /// Drops tombstones and the consumed prefix from the run. O(run).
   private mutating func sweepRun(rows: UnsafeMutablePointer<Row>) {
     var live = 0
-    for index in runStart..<run.count where run[index].slot != TimerWheel.Link.unqueued {
+    for index in runStart..<runCount where run[index].slot != TimerWheel.Link.unqueued {
       run[live] = run[index]
       rows[Int(run[live].slot)].prev = Self.runBit | UInt32(live)
       live += 1
     }
-    run.removeLast(run.count - live)
+    runCount = live
     runStart = 0
     tombstones = 0
   }
@@ -165,7 +195,7 @@ extension NearQueue {
   func checkInvariants(rows: UnsafeMutablePointer<Row>) -> [UInt32] {
     var slots: [UInt32] = []
     var dead = 0
-    for index in runStart..<run.count {
+    for index in runStart..<runCount {
       let node = run[index]
       if index > runStart {
         precondition(
@@ -181,7 +211,7 @@ extension NearQueue {
     }
     precondition(dead == tombstones, "\(dead) tombstones, counted \(tombstones)")
     precondition(
-      runStart == run.count || run[runStart].slot != TimerWheel.Link.unqueued,
+      runStart == runCount || run[runStart].slot != TimerWheel.Link.unqueued,
       "the run starts with a tombstone")
     for (index, node) in heap.enumerated() {
       if index > 0 {
