@@ -220,6 +220,9 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Adds a timer: queued at `deadline`, or unqueued for `nil` (a kept timer
   /// created disarmed). `intervalOrTag` as in ``TimerEntry``. `body` is
   /// consumed, so that it moves into the row without a retain and a release.
+  /// Inlined into each public form's entry point, so that an arm on the loop
+  /// thread is one call.
+  @inline(__always)
   func schedule(
     at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
     body: consuming TimerBody
@@ -234,6 +237,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// ``schedule(at:mode:intervalOrTag:body:)`` from another thread: a
   /// request under a fresh ticket.
+  @inline(never)
   private func request(
     at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
     body: consuming TimerBody

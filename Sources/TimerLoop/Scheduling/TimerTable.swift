@@ -32,6 +32,9 @@ struct TimerTable: ~Copyable {
 
   /// Adds a timer and queues it at `deadline`; a `nil` deadline adds it
   /// unqueued (a kept timer created disarmed). O(1) amortised (see ``TimerWheel``).
+  /// Inlined into the scheduler's arm with the wheel's row and push code: one
+  /// call where there were four (see ``TimerWheel/appendRow(_:)``).
+  @inline(__always)
   mutating func insert(
     deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: consuming TimerBody
   ) -> TimerID {
