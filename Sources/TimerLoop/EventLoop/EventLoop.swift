@@ -62,8 +62,11 @@ extension EventLoop {
 
   // The two `schedule` calls below are inlinable, as the calls on a
   // TimerKey are: specialised for the caller's loop, they read `scheduler`
-  // without a protocol witness that returns it retained, and hand the
-  // closure over without a retain and a release.
+  // without a protocol witness that returns it retained. They take the closure
+  // `consuming`, so that it moves into the table without a retain and a
+  // release, and make the handle after the scheduler's call, so that a caller
+  // who drops it pays no retain and release of the scheduler for it
+  // (callgrind, `million` with closures: 559.5 -> 438.5 instructions per arm).
 
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
   /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``
@@ -74,9 +77,10 @@ extension EventLoop {
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   @inlinable @discardableResult
   public func schedule(
-    at deadline: Deadline, _ body: @escaping @Sendable () -> Void
+    at deadline: Deadline, _ body: consuming @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try scheduler.schedule(at: deadline, once: body)
+    let id = try scheduler.schedule(at: deadline, once: body)
+    return TimerHandle(scheduler: scheduler, id: id)
   }
 
   /// Runs `body` once on the loop's thread `delay` nanoseconds from ``now``
@@ -84,7 +88,7 @@ extension EventLoop {
   /// zero and negative delays alike run in the next pass in scheduling order.
   @inlinable @discardableResult
   public func schedule(
-    after delay: TimeAmount, _ body: @escaping @Sendable () -> Void
+    after delay: TimeAmount, _ body: consuming @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
     try schedule(at: now + max(delay, .zero), body)
   }
@@ -94,7 +98,7 @@ extension EventLoop {
   /// Disfavoured so that `.zero` and friends mean ``TimeAmount``.
   @_disfavoredOverload @discardableResult
   public func schedule(
-    after delay: Duration, _ body: @escaping @Sendable () -> Void
+    after delay: Duration, _ body: consuming @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
     try schedule(after: TimeAmount(delay), body)
   }

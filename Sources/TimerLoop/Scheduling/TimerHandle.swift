@@ -18,6 +18,12 @@ public struct TimerHandle: Sendable {
   @usableFromInline let scheduler: TimerScheduler
   @usableFromInline let id: TimerID
 
+  @usableFromInline
+  init(scheduler: TimerScheduler, id: TimerID) {
+    self.scheduler = scheduler
+    self.id = id
+  }
+
   /// Cancels the timer. Idempotent.
   ///
   /// After `cancel()` returns, from any thread, the loop commits to no new

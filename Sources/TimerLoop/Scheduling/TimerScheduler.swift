@@ -273,14 +273,12 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// Adds a closure one-shot at `deadline`. Behind the inlinable
   /// ``EventLoop/schedule(at:_:)-(Deadline,_)``, which reaches the scheduler
-  /// without a protocol witness.
+  /// without a protocol witness and makes the handle itself.
   @usableFromInline
   func schedule(
     at deadline: Deadline, once body: consuming @escaping @Sendable () -> Void
-  ) throws(TimerLoopError) -> TimerHandle {
-    TimerHandle(
-      scheduler: self,
-      id: try schedule(at: deadline, mode: .oneShot, intervalOrTag: 0, body: .once(consume body)))
+  ) throws(TimerLoopError) -> TimerID {
+    try schedule(at: deadline, mode: .oneShot, intervalOrTag: 0, body: .once(consume body))
   }
 
   /// Adds a handler timer: a one-shot at `deadline`, or a kept timer,
