@@ -56,10 +56,6 @@ struct TimerEntry {
   /// entry at 32 bytes.
   var intervalOrTag: Int64 = 0
 
-  var interval: TimeAmount? {
-    mode == .fixedRate || mode == .fixedDelay ? .nanoseconds(intervalOrTag) : nil
-  }
-
   var tag: UInt64 { UInt64(bitPattern: intervalOrTag) }
 
   /// Set when the dispatch pass collects the timer, cleared when its call

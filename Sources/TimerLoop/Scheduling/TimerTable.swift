@@ -171,10 +171,14 @@ struct TimerTable: ~Copyable {
   /// before its callback runs, so the callback can cancel or move it.
   mutating func collect(_ slot: UInt32, now: Deadline) {
     self[entry: slot].firePending = true
-    guard self[entry: slot].mode == .fixedRate, let interval = self[entry: slot].interval else {
+    guard self[entry: slot].mode == .fixedRate else {
       self[entry: slot].phase = .unqueued
       return
     }
+    // The stored field: a computed property of the entry, inlined here, made
+    // a copy of the whole entry, a retain and a release of the body per
+    // firing (callgrind, `jitter`: 82 instructions per firing).
+    let interval = TimeAmount.nanoseconds(self[entry: slot].intervalOrTag)
     // The grid is anchored at the deadline the timer was just popped at.
     let next = queue.deadline(of: slot).nextGridPoint(after: now, interval: interval)
     queue.push(slot: slot, deadline: next)
