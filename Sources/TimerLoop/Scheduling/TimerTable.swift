@@ -150,6 +150,9 @@ struct TimerTable: ~Copyable {
 
   /// Cancels the timer in `slot`: a kept timer is disarmed and stays (returns
   /// `nil`); any other ends, and its body is returned as by ``free(_:)``.
+  /// Inlined into the scheduler's cancel: the call was 8 of 203 instructions
+  /// per closure cancel (callgrind, `churn`).
+  @inline(__always)
   mutating func cancel(_ slot: UInt32) -> TimerBody? {
     guard self[entry: slot].mode == .kept else { return free(slot) }
     queue.remove(slot: slot)

@@ -389,7 +389,11 @@ struct TimerWheel: ~Copyable {
     }
   }
 
-  /// Takes a row out of its wheel list. O(1).
+  /// Takes a row out of its wheel list. O(1). Inlined into `dequeue`, the
+  /// cancel path's call (9 of 194 instructions per cancel, callgrind `churn`).
+  /// `dequeue` itself stays out of line: inlined into the table's `free`, it
+  /// saved 14 more per cancel but cost 3 per firing, which frees unqueued rows.
+  @inline(__always)
   private mutating func unlink(_ slot: UInt32) {
     let next = rows[Int(slot)].next
     let prev = rows[Int(slot)].prev
