@@ -1,3 +1,5 @@
+import Glibc
+
 /// One pass of the loop: what runs, in which order, and how repeating timers
 /// move on. Shared by every kind of loop, so the virtual-time loop tests the
 /// same code the epoll loop runs.
@@ -22,9 +24,53 @@ extension TimerScheduler {
 
   /// Scratch space for passes, kept by the loop between passes so that a pass
   /// does not allocate.
-  struct PassBuffers {
+  struct PassBuffers: ~Copyable {
     var tasks: [Work] = []
-    var due: [DueTimer] = []
+    /// The timers a pass collected: `dueCount` of them, in room for
+    /// `dueCapacity`. Behind a pointer, not in an array: an append then costs
+    /// no uniqueness check, emptying it no call to the array's generic
+    /// `removeAll`, and the firing loop no iterator over an array (callgrind,
+    /// `Benchmarks/callgrind.sh`, instructions per firing: one-shot closure
+    /// 641.6 -> 596.7, handler 397.8 -> 350.8; repeating, median of three
+    /// `jitter` runs, 435.7 -> 405.8).
+    private(set) var due = UnsafeMutablePointer<DueTimer>(
+      bitPattern: MemoryLayout<DueTimer>.alignment)!
+    private(set) var dueCount = 0
+    private var dueCapacity = 0
+
+    deinit {
+      if dueCapacity > 0 { free(due) }
+    }
+
+    mutating func appendDue(_ timer: DueTimer) {
+      if dueCount == dueCapacity { growDue() }
+      due[dueCount] = timer
+      dueCount += 1
+    }
+
+    /// Doubles the room for due timers with `realloc`.
+    @inline(never)
+    private mutating func growDue() {
+      let capacity = max(64, dueCapacity * 2)
+      let raw = realloc(
+        dueCapacity > 0 ? UnsafeMutableRawPointer(due) : nil,
+        capacity * MemoryLayout<DueTimer>.stride)
+      guard let raw else { fatalError("out of memory for \(capacity) due timers") }
+      due = raw.bindMemory(to: DueTimer.self, capacity: capacity)
+      dueCapacity = capacity
+    }
+
+    /// Empties both buffers, keeping room for up to `keptCapacity` elements.
+    mutating func removeAll() {
+      // Swapped with the table's queue each pass, so this bounds both.
+      tasks.removeAll(keepingCapacity: tasks.capacity <= TimerScheduler.keptCapacity)
+      dueCount = 0
+      if dueCapacity > TimerScheduler.keptCapacity {
+        free(due)
+        due = UnsafeMutablePointer(bitPattern: MemoryLayout<DueTimer>.alignment)!
+        dueCapacity = 0
+      }
+    }
   }
 
   /// Runs one pass at `now`. Loop thread only.
@@ -35,19 +81,15 @@ extension TimerScheduler {
     var outcome = PassOutcome()
     // One call site of popFirst, so that it stays inlined.
     while let slot = table.pointee.queue.popFirst(dueAt: now) {
-      if buffers.due.isEmpty {
+      if buffers.dueCount == 0 {
         // Read before collecting: a fixed-rate timer's row then holds its next deadline.
         outcome.lateness = now - table.pointee.queue.deadline(of: slot)
       }
       table.pointee.collect(slot, now: now)
-      buffers.due.append(
+      buffers.appendDue(
         DueTimer(slot: slot, generation: table.pointee[entry: slot].generation))
     }
-    defer {
-      // Swapped with the table's queue each pass, so this bounds both.
-      buffers.tasks.removeAll(keepingCapacity: buffers.tasks.capacity <= Self.keptCapacity)
-      buffers.due.removeAll(keepingCapacity: buffers.due.capacity <= Self.keptCapacity)
-    }
+    defer { buffers.removeAll() }
     for index in buffers.tasks.indices {
       // Before every callback, so that the closure of a timer cancelled from
       // another thread meanwhile is released before anything else runs.
@@ -64,7 +106,9 @@ extension TimerScheduler {
       }
       outcome.tasksRun += 1
     }
-    for timer in buffers.due where !isShutdown && fire(timer) { outcome.timersFired += 1 }
+    for index in 0..<buffers.dueCount where !isShutdown && fire(buffers.due[index]) {
+      outcome.timersFired += 1
+    }
     return outcome
   }
 
