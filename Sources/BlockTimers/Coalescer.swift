@@ -35,8 +35,10 @@ final class Coalescer<Value: Sendable>: Sendable {
   /// When the last delivery of a throttler called its action, on the loop's
   /// clock (monotonic nanoseconds; `Int64.min`: never), read just before the
   /// call. Deliveries run one after another on the loop's thread (or queue),
-  /// so the next one reads it after the previous call has begun.
-  private let lastDelivery = Atomic<Int64>(.min)
+  /// so the next one reads it after the previous call has begun. Internal,
+  /// not private: `Throttler`'s tests read it, being the reading the
+  /// interval is counted between.
+  let lastDelivery = Atomic<Int64>(.min)
 
   init(
     policy: Policy, delay: TimeInterval, loop: (any EventLoop)?, queue: DispatchQueue?,

@@ -14,9 +14,9 @@ import TimerLoop
 /// The first ``call(_:)`` opens a window of `interval` seconds (loop's monotonic
 /// clock); calls inside it only replace the value; when it closes, the action
 /// runs once with the last value and the next call opens a new window. On the
-/// loop's clock, an action begins at least `interval` after the previous one
-/// began, even when that one began late (a busy loop, a slow queue): a window
-/// that closes sooner waits until then. ``flush()`` runs at once, outside
+/// loop's clock, read just before each call of the action, an action begins at
+/// least `interval` after the previous one began, even when that one began late
+/// (a busy loop, a slow queue): a window that closes sooner waits until then. ``flush()`` runs at once, outside
 /// this rule. Unlike
 /// ``Debouncer``, a steady stream of calls still produces an action every
 /// `interval`. Trailing edge only: the first call of a window is not run at
@@ -33,7 +33,8 @@ import TimerLoop
 /// from the start on a loop that has shut down. The loop is held weakly: this
 /// object never keeps the loop object alive.
 public final class Throttler<Value: Sendable>: Sendable {
-  private let coalescer: Coalescer<Value>
+  /// Internal, not private: tests read the throttler's own clock readings.
+  let coalescer: Coalescer<Value>
 
   /// - Parameters:
   ///   - interval: seconds a window stays open; ≤ 0 runs the action in the

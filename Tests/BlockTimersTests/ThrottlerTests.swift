@@ -1,9 +1,10 @@
-import BlockTimers
 import Dispatch
 import Foundation
 import Synchronization
 import TimerLoop
 import XCTest
+
+@testable import BlockTimers
 
 final class ThrottlerTests: XCTestCase {
   /// Dash coalesces clipboard changes over 100 ms: a burst of 100 changes
@@ -43,17 +44,29 @@ final class ThrottlerTests: XCTestCase {
 
   /// Issue 10, item 8: with calls from other threads, an action that began
   /// late let the next one begin less than an interval after it (0.91 ms
-  /// apart with a 1 ms interval). Measured on the loop's clock.
+  /// apart with a 1 ms interval). Measured between the throttler's own
+  /// readings of the loop's clock, taken just before each call, which is what
+  /// the interval is promised between: a reading the action took itself comes
+  /// after the throttler's, by as long as the loop's thread was preempted in
+  /// between, and shrank one gap to 0.44 ms on a loaded machine.
   func testActionsBeginAtLeastAnIntervalApartWhileOtherThreadsCall() throws {
     let loop = try EpollEventLoop.startOnNewThread(name: "throttle-test")
     defer { loop.shutdown() }
-    let starts = EventLog<Deadline>()
+    let starts = EventLog<Int64>()
     let enough = DispatchSemaphore(value: 0)
-    let throttler = try Throttler<Int>(interval: 0.001, on: loop) { [weak loop] _ in
-      guard let loop else { return }
-      starts.append(loop.now)
+    let own = Box<Throttler<Int>?>(nil)
+    let throttler = try Throttler<Int>(interval: 0.001, on: loop) { _ in
+      // Deliveries run one at a time on the loop's thread: inside this call
+      // the stored reading is this delivery's, and the next one cannot store
+      // its own before this call returns.
+      guard let reading = own.value?.coalescer.lastDelivery.load(ordering: .relaxed) else {
+        return
+      }
+      starts.append(reading)
       if starts.count == 300 { enough.signal() }
     }
+    own.value = throttler
+    defer { own.value = nil }
     let stop = Atomic<Bool>(false)
     let callers = DispatchGroup()
     for _ in 0..<3 {
@@ -71,10 +84,10 @@ final class ThrottlerTests: XCTestCase {
     stop.store(true, ordering: .relaxed)
     callers.wait()
     let times = starts.all
-    let gaps = zip(times, times.dropFirst()).map { $1 - $0 }
-    let short = gaps.filter { $0 < .milliseconds(1) }
+    let gaps = zip(times, times.dropFirst()).map { Double($1 - $0) / 1e6 }
+    let short = gaps.filter { $0 < 1 }
     XCTAssertTrue(
-      short.isEmpty, "\(short.count) of \(gaps.count) gaps under 1 ms: \(short.prefix(5))")
+      short.isEmpty, "\(short.count) of \(gaps.count) gaps under 1 ms: \(short.prefix(5)) ms")
   }
 
   func testFlushCancelAndBadInput() throws {
