@@ -82,8 +82,12 @@ final class KeyBox: Sendable {
     #expect(handler.fired.all == [42])
     try harness.advance(by: .milliseconds(10))
     #expect(handler.fired.all == [42], "a fired kept timer stays disarmed")
-    harness.loop.arm(key, after: .milliseconds(5))
-    harness.loop.arm(key, after: .milliseconds(8))  // re-arming moves it
+    // While the loop is held, so a pause of this thread cannot let the first
+    // arming fire before the second moves it.
+    try harness.whileLoopIsHeld {
+      harness.loop.arm(key, after: .milliseconds(5))
+      harness.loop.arm(key, after: .milliseconds(8))  // re-arming moves it
+    }
     try harness.advance(by: .milliseconds(10))
     #expect(handler.fired.all == [42, 42])
     try harness.onLoop { #expect(harness.loop.liveTimerCount == 1) }
@@ -95,9 +99,13 @@ final class KeyBox: Sendable {
     defer { harness.loop.shutdown() }
     let handler = RecordingHandler()
     let key = try harness.loop.makeTimer(handler: handler, tag: 1)
-    harness.loop.arm(key, after: .milliseconds(5))
-    harness.loop.disarm(key)
-    harness.loop.disarm(key)
+    // While the loop is held, so a pause of this thread cannot let the timer
+    // fire before it is disarmed.
+    try harness.whileLoopIsHeld {
+      harness.loop.arm(key, after: .milliseconds(5))
+      harness.loop.disarm(key)
+      harness.loop.disarm(key)
+    }
     try harness.advance(by: .milliseconds(10))
     #expect(handler.fired.all.isEmpty)
     harness.loop.arm(key, after: .milliseconds(5))
@@ -111,15 +119,18 @@ final class KeyBox: Sendable {
     defer { harness.loop.shutdown() }
     let handler = RecordingHandler()
     weak var weakHandler: RecordingHandler?
-    let (disarmed, fired): (TimerKey, TimerKey) = try {
+    // Disarmed while the loop is held, so a pause of this thread cannot let
+    // the timer fire first.
+    let (disarmed, fired): (TimerKey, TimerKey) = try harness.whileLoopIsHeld {
       let owned = RecordingHandler()
       weakHandler = owned
-      return (
+      let keys = (
         try harness.loop.schedule(after: .milliseconds(5), handler: owned, tag: 1),
         try harness.loop.schedule(after: .milliseconds(5), handler: handler, tag: 2)
       )
-    }()
-    harness.loop.disarm(disarmed)
+      harness.loop.disarm(keys.0)
+      return keys
+    }
     try harness.onLoop {}
     #expect(weakHandler == nil, "a disarmed one-shot releases its handler")
     try harness.advance(by: .milliseconds(10))

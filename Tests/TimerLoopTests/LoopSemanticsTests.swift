@@ -76,13 +76,17 @@ import Testing
     let harness = try LoopHarness(kind)
     defer { harness.loop.shutdown() }
     let log = EventLog<String>()
-    let deadline = harness.loop.now + .milliseconds(10)
-    try harness.loop.schedule(at: deadline) { [loop = harness.loop] in
-      log.append("a")
-      _ = try? loop.schedule(after: .zero) { log.append("zero-delay from a") }
-      _ = try? loop.execute { log.append("task from a") }
+    // Both scheduled while the loop is held, so a pause of this thread cannot
+    // let "a" fire, and its follow-ups run, before "b" exists.
+    try harness.whileLoopIsHeld {
+      let deadline = harness.loop.now + .milliseconds(10)
+      try harness.loop.schedule(at: deadline) { [loop = harness.loop] in
+        log.append("a")
+        _ = try? loop.schedule(after: .zero) { log.append("zero-delay from a") }
+        _ = try? loop.execute { log.append("task from a") }
+      }
+      try harness.loop.schedule(at: deadline) { log.append("b") }
     }
-    try harness.loop.schedule(at: deadline) { log.append("b") }
     try harness.advance(by: .milliseconds(10))
     #expect(log.all == ["a", "b", "task from a", "zero-delay from a"])
   }
@@ -158,11 +162,16 @@ import Testing
     let harness = try LoopHarness(kind)
     defer { harness.loop.shutdown() }
     let fired = Atomic<Bool>(false)
-    let handle = try harness.loop.schedule(after: .milliseconds(5)) {
-      fired.store(true, ordering: .relaxed)
+    // Cancelled while the loop is held, so a pause of this thread cannot let
+    // the timer fire before the cancel.
+    let handle = try harness.whileLoopIsHeld {
+      let handle = try harness.loop.schedule(after: .milliseconds(5)) {
+        fired.store(true, ordering: .relaxed)
+      }
+      handle.cancel()
+      handle.cancel()
+      return handle
     }
-    handle.cancel()
-    handle.cancel()
     try harness.advance(by: .milliseconds(20))
     let didFire = fired.load(ordering: .relaxed)
     #expect(!didFire)

@@ -45,6 +45,17 @@ final class LoopHarness: Sendable {
     }
   }
 
+  /// Runs `body` on this thread while the real loop's thread is held in a
+  /// task, so that nothing `body` schedules can fire before it returns,
+  /// however long this thread is paused, and the work still reaches the loop
+  /// from another thread. A virtual loop's time stands still meanwhile anyway.
+  func whileLoopIsHeld<T>(_ body: () throws -> T) throws -> T {
+    guard let epoll = loop as? EpollEventLoop else { return try body() }
+    let release = try holdLoopThread(epoll)
+    defer { release.signal() }
+    return try body()
+  }
+
   /// Runs `body` on the loop thread and waits for it, so that a test can set
   /// up several timers inside one pass.
   func onLoop(_ body: @escaping @Sendable () throws -> Void) throws {
