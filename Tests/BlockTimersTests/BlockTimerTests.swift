@@ -613,8 +613,17 @@ final class BlockTimerTests: XCTestCase {
     XCTAssertEqual(calls.count, expected.count, "\(calls.all)")
     for (at, due) in zip(calls.all, expected) { XCTAssertEqual(at, due, accuracy: 0.001) }
 
+    // Reads back the moment of the set: a date between wall-clock readings
+    // taken around it, give or take the 1 ms a loop's date anchor may drift
+    // before it is read again. Against a single later reading, a pause of
+    // this thread of over 1 ms would fail it.
+    let beforeSet = Date()
     timer.fireDate = Date(timeIntervalSinceNow: -0.025)
-    XCTAssertEqual(timer.fireDate.timeIntervalSinceNow, 0, accuracy: 0.001, "reads back the set")
+    let readBack = timer.fireDate
+    let afterRead = Date()
+    XCTAssertGreaterThanOrEqual(
+      readBack, beforeSet.addingTimeInterval(-0.001), "reads back the set")
+    XCTAssertLessThanOrEqual(readBack, afterRead.addingTimeInterval(0.001), "reads back the set")
     loop.advanceTime(by: .ms(25))
     XCTAssertEqual(calls.all.dropFirst(4), [45, 55, 65], "once at 45 ms, then every 10 ms")
 
