@@ -62,8 +62,16 @@ extension TimerScheduler {
 
     /// Empties both buffers, keeping room for up to `keptCapacity` elements.
     mutating func removeAll() {
-      // Swapped with the table's queue each pass, so this bounds both.
-      tasks.removeAll(keepingCapacity: tasks.capacity <= TimerScheduler.keptCapacity)
+      // Swapped with the table's queue each pass, so this bounds both. Most
+      // passes run no task: the array's removeAll, even of an empty array,
+      // costs a uniqueness check and a generic replaceSubrange call
+      // (callgrind, `jitter`, median of three: 405.8 -> 388.0 instructions per
+      // firing).
+      if tasks.capacity > TimerScheduler.keptCapacity {
+        tasks = []
+      } else if !tasks.isEmpty {
+        tasks.removeAll(keepingCapacity: true)
+      }
       dueCount = 0
       if dueCapacity > TimerScheduler.keptCapacity {
         free(due)
