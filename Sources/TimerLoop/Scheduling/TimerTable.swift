@@ -203,6 +203,11 @@ extension Deadline {
   /// where a fixed-rate timer goes next, one call for however many periods
   /// were missed (CoreFoundation's `__CFRunLoopDoTimer` does the same).
   /// Saturates at ``distantFuture``. `package`: BlockTimers keeps its own grid.
+  /// Inlined into the fixed-rate re-queue, the one call on the firing path:
+  /// as a call it cost 21 instructions per repeating firing where the grid
+  /// point is one addition and one comparison (callgrind, `jitter`, median of
+  /// three: 388.0 -> 372.6 per firing).
+  @inline(__always)
   package func nextGridPoint(after now: Deadline, interval: TimeAmount) -> Deadline {
     let next = self + interval
     guard next <= now, next != .distantFuture else { return next }
