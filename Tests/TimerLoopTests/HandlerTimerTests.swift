@@ -179,6 +179,7 @@ final class KeyBox: Sendable {
     let handler = RecordingHandler()
     let first = KeyBox()
     let sibling = KeyBox()
+    let third = DispatchSemaphore(value: 0)
     handler.onFire.withLock {
       // Weak: the handler keeps this closure, and a strong capture was a
       // cycle that leaked the loop (LeakSanitizer, Scripts/leak-check.sh).
@@ -186,6 +187,7 @@ final class KeyBox: Sendable {
         guard tag == 1, let handler else { return }
         loop.disarm(sibling.value!)
         if handler.fired.all.count < 3 { loop.arm(first.value!, after: .milliseconds(10)) }
+        if handler.fired.all.count == 3 { third.signal() }
       }
     }
     try harness.onLoop {
@@ -196,6 +198,11 @@ final class KeyBox: Sendable {
       harness.loop.arm(sibling.value!, at: deadline)
     }
     try harness.advance(by: .milliseconds(50))
+    // Waited for, not assumed done by the marker: a real loop's thread held
+    // off the CPU for most of the span runs the marker before the re-armed
+    // timer is due again. Then 20 ms more for a call that should not come.
+    #expect(third.wait(timeout: .now() + .seconds(30)) == .success)
+    try harness.advance(by: .milliseconds(20))
     #expect(handler.fired.all == [1, 1, 1])
   }
 

@@ -128,9 +128,18 @@ import Testing
     let harness = try LoopHarness(kind)
     defer { harness.loop.shutdown() }
     let fires = Atomic<Int>(0)
+    let third = DispatchSemaphore(value: 0)
     try harness.loop.scheduleRepeating(after: .milliseconds(2), every: .milliseconds(2)) { handle in
-      if fires.add(1, ordering: .relaxed).newValue == 3 { handle.cancel() }
+      if fires.add(1, ordering: .relaxed).newValue == 3 {
+        handle.cancel()
+        third.signal()
+      }
     }
+    try harness.advance(by: .milliseconds(40))
+    // Waited for, not assumed done by the marker: a real loop's thread held
+    // off the CPU for most of the span runs one call for the missed ticks in
+    // the marker's pass. Then 20 more periods for a call after the cancel.
+    #expect(third.wait(timeout: .now() + .seconds(30)) == .success)
     try harness.advance(by: .milliseconds(40))
     #expect(fires.load(ordering: .relaxed) == 3)
   }
@@ -141,15 +150,23 @@ import Testing
     defer { harness.loop.shutdown() }
     let log = EventLog<TimeAmount>()
     let box = HandleBox()
+    let second = DispatchSemaphore(value: 0)
     let start = harness.loop.now
     // Scheduled on the loop thread, so the box is set before the timer can fire.
     try harness.onLoop {
       box.value = try harness.loop.schedule(after: .milliseconds(5)) { [loop = harness.loop] in
         log.append(loop.now - start)
         if log.all.count == 1 { box.value?.reschedule(after: .milliseconds(5)) }
+        if log.all.count == 2 { second.signal() }
       }
     }
     try harness.advance(by: .milliseconds(30))
+    // Waited for, not assumed done by the marker: a real loop's thread held
+    // off the CPU past the marker's deadline runs the marker in the pass that
+    // makes the first call, before the rescheduled one is due. Then 20 ms
+    // more for a call that should not come.
+    #expect(second.wait(timeout: .now() + .seconds(30)) == .success)
+    try harness.advance(by: .milliseconds(20))
     #expect(log.all.count == 2)
     #expect(log.all.last.map { $0 >= .milliseconds(10) } == true)
     try harness.onLoop {
