@@ -195,6 +195,36 @@ import Testing
     #expect(count == 0)
   }
 
+  /// The near queue's run must not keep nodes that have left when it never
+  /// drains between arrivals: timers re-armed for `now` while another waits,
+  /// and passes that reach the next tick before popping the last one's timers.
+  @Test func theNearQueueRunDropsPoppedNodesWhenItNeverDrains() {
+    let now = Deadline(uptimeNanoseconds: 1 << 30)
+    var wheel = TimerWheel(now: now)
+    wheel.push(slot: 0, deadline: now)
+    wheel.push(slot: 1, deadline: now)
+    for _ in 0..<2_000 {
+      let slot = wheel.popFirst(dueAt: now)!
+      wheel.push(slot: slot, deadline: now)
+    }
+    #expect(wheel.near.runCount <= 128)
+
+    // 1,000 timers 20 µs apart, re-armed 20 ms on, popped every 100 µs.
+    var time: Int64 = 1 << 30
+    var spread = TimerWheel(now: Deadline(uptimeNanoseconds: time))
+    for slot in UInt32(0)..<1_000 {
+      spread.push(
+        slot: slot, deadline: Deadline(uptimeNanoseconds: time + Int64(slot) * 20_000 + 1))
+    }
+    for _ in 0..<2_000 {
+      time += 100_000
+      while let slot = spread.popFirst(dueAt: Deadline(uptimeNanoseconds: time)) {
+        spread.push(slot: slot, deadline: spread.deadline(of: slot) + .nanoseconds(20_000_000))
+      }
+    }
+    #expect(spread.near.runCount <= 128)
+  }
+
   @Test func rowsGrowWithoutLosingEntries() {
     var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
     for slot in 0..<1_000 {

@@ -68,16 +68,24 @@ struct NearQueue: ~Copyable {
       heap.append(node)
       siftUp(heap.count - 1, rows: rows)
     } else {
-      if runCount == runCapacity { growRun() }
+      if runCount == runCapacity { makeRoom(rows: rows) }
       rows[Int(node.slot)].prev = Self.runBit | UInt32(runCount)
       run[runCount] = node
       runCount += 1
     }
   }
 
-  /// Doubles the run's room with `realloc`.
+  /// Makes room for one more node at the end of the run: sweeps it when
+  /// nodes that have left fill half of it, else doubles its room with
+  /// `realloc`. Without the sweep, popped nodes stay until an insert finds
+  /// the run drained, and a queue that always holds a node then (passes that
+  /// reach the next tick before the last tick's timers are popped, timers
+  /// re-armed for `now` from their callbacks) keeps every node it ever held.
+  /// Amortised O(1): a sweep moves at most half the room, after at least
+  /// half the room's appends.
   @inline(never)
-  private mutating func growRun() {
+  private mutating func makeRoom(rows: UnsafeMutablePointer<Row>) {
+    if (runStart + tombstones) * 2 >= runCount && runCount > 0 { return sweepRun(rows: rows) }
     let capacity = max(64, runCapacity * 2)
     let raw = realloc(
       runCapacity > 0 ? UnsafeMutableRawPointer(run) : nil, capacity * MemoryLayout<Node>.stride)
