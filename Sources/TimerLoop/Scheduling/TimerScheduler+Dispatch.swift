@@ -43,21 +43,11 @@ extension TimerScheduler {
     }
 
     mutating func appendDue(_ timer: DueTimer) {
-      if dueCount == dueCapacity { growDue() }
+      if dueCount == dueCapacity {
+        UnsafeMutablePointer.growByDoubling(&due, capacity: &dueCapacity, of: "due timers")
+      }
       due[dueCount] = timer
       dueCount += 1
-    }
-
-    /// Doubles the room for due timers with `realloc`.
-    @inline(never)
-    private mutating func growDue() {
-      let capacity = max(64, dueCapacity * 2)
-      let raw = realloc(
-        dueCapacity > 0 ? UnsafeMutableRawPointer(due) : nil,
-        capacity * MemoryLayout<DueTimer>.stride)
-      guard let raw else { fatalError("out of memory for \(capacity) due timers") }
-      due = raw.bindMemory(to: DueTimer.self, capacity: capacity)
-      dueCapacity = capacity
     }
 
     /// Empties both buffers, keeping room for up to `keptCapacity` elements.

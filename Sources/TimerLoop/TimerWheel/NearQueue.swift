@@ -86,12 +86,7 @@ struct NearQueue: ~Copyable {
   @inline(never)
   private mutating func makeRoom(rows: UnsafeMutablePointer<Row>) {
     if (runStart + tombstones) * 2 >= runCount && runCount > 0 { return sweepRun(rows: rows) }
-    let capacity = max(64, runCapacity * 2)
-    let raw = realloc(
-      runCapacity > 0 ? UnsafeMutableRawPointer(run) : nil, capacity * MemoryLayout<Node>.stride)
-    guard let raw else { fatalError("out of memory for \(capacity) due timers") }
-    run = raw.bindMemory(to: Node.self, capacity: capacity)
-    runCapacity = capacity
+    UnsafeMutablePointer.growByDoubling(&run, capacity: &runCapacity, of: "near-queue nodes")
   }
 
   /// Takes out and returns the earliest node if its deadline is at or before

@@ -169,24 +169,12 @@ struct TimerWheel: ~Copyable {
   mutating func appendRow(_ entry: consuming TimerEntry) -> UInt32 {
     let slot = rowCount
     precondition(slot < Int(Link.firstHead), "more than \(Link.firstHead) timer slots")
-    if slot == rowCapacity { grow() }
+    if slot == rowCapacity {
+      UnsafeMutablePointer.growByDoubling(&rows, capacity: &rowCapacity, of: "timer slots")
+    }
     (rows + slot).initialize(to: Row(entry: entry))
     rowCount = slot &+ 1
     return UInt32(truncatingIfNeeded: slot)
-  }
-
-  /// Grows by doubling with `realloc`, which glibc serves from `mremap` once a
-  /// block is large: the rows move without being copied, and no freed block
-  /// stays resident (as a copying array's would). Rows hold closures, which
-  /// Swift may move bitwise.
-  private mutating func grow() {
-    let capacity = max(64, rowCapacity * 2)
-    let raw = realloc(
-      rowCapacity > 0 ? UnsafeMutableRawPointer(rows) : nil,
-      capacity * MemoryLayout<Row>.stride)
-    guard let raw else { fatalError("out of memory for \(capacity) timer slots") }
-    rows = raw.bindMemory(to: Row.self, capacity: capacity)
-    rowCapacity = capacity
   }
 
   /// The deadline `slot` was last queued for: while it is queued, and right
