@@ -12,6 +12,7 @@ scratch=${SWIFT_SCRATCH:-.build-callgrind}
 
 if ! command -v valgrind >/dev/null; then
   sudo=$([ "$(id -u)" = 0 ] || echo sudo)
+  $sudo apt-get update >&2
   $sudo apt-get install -y valgrind >&2
 fi
 swift build -c release --product timerloop-bench --scratch-path "$scratch" \
