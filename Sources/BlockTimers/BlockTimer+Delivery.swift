@@ -29,7 +29,7 @@ extension BlockTimer {
   @discardableResult
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, block: @escaping @Sendable () -> Void,
-    repeats: Bool, on loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue
+    repeats: Bool, on loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue
   ) -> BlockTimer {
     scheduledTimer(withTimeInterval: interval, repeats: repeats, on: loop, deliveringOn: queue) {
       _ in block()
@@ -64,7 +64,7 @@ extension BlockTimer {
   ///   - block: receives the returned timer, on the main actor.
   @discardableResult
   public static func scheduledTimer(
-    withTimeInterval interval: TimeInterval, repeats: Bool, on loop: (any EventLoop)? = nil,
+    withTimeInterval interval: TimeInterval, repeats: Bool, on loop: (any TimerEventLoop)? = nil,
     deliveringOn mainActor: MainActor.Type,
     block: @escaping @MainActor @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
@@ -87,7 +87,7 @@ extension BlockTimer {
   @discardableResult
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, block: @escaping @MainActor @Sendable () -> Void,
-    repeats: Bool, on loop: (any EventLoop)? = nil, deliveringOn mainActor: MainActor.Type
+    repeats: Bool, on loop: (any TimerEventLoop)? = nil, deliveringOn mainActor: MainActor.Type
   ) -> BlockTimer {
     scheduledTimer(
       withTimeInterval: interval, repeats: repeats, on: loop, deliveringOn: mainActor

@@ -4,7 +4,7 @@ import Synchronization
 import TimerLoop
 
 /// A timer with the API and documented semantics of Foundation's `Timer` block
-/// API, running on a TimerLoop `EventLoop` instead of a `RunLoop`, so ported code runs
+/// API, running on a TimerLoop `TimerEventLoop` instead of a `RunLoop`, so ported code runs
 /// on Linux with nothing to spin.
 ///
 /// ```swift
@@ -120,7 +120,7 @@ public final class BlockTimer: Sendable {
   private struct Scheduled {
     /// Weak, so that a timer never keeps its loop object alive. The loop is
     /// alive while it runs the timer.
-    weak var loop: (any EventLoop)?
+    weak var loop: (any TimerEventLoop)?
     let context: LoopContext
     var timer: LoopTimer
     let queue: DispatchQueue?
@@ -249,7 +249,7 @@ public final class BlockTimer: Sendable {
   ///   that never fires.
   @discardableResult
   public static func scheduledTimer(
-    withTimeInterval interval: TimeInterval, repeats: Bool, on loop: (any EventLoop)? = nil,
+    withTimeInterval interval: TimeInterval, repeats: Bool, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, userInfo: (any Sendable)? = nil,
     block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
@@ -274,12 +274,12 @@ public final class BlockTimer: Sendable {
   ///   - loop: `nil` (the default) picks ``DefaultLoop/current``.
   ///   - queue: deliver each call of the block on this queue; see
   ///     ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)-(TimeInterval,_,_,_,_,_)``.
-  public func add(to loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil) {
+  public func add(to loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil) {
     schedule(on: loop, start: .fireDate, queue: queue)
   }
 
   /// Schedules an idle timer; the single path every factory goes through.
-  func schedule(on requested: (any EventLoop)?, start: Start, queue: DispatchQueue?) {
+  func schedule(on requested: (any TimerEventLoop)?, start: Start, queue: DispatchQueue?) {
     guard isIdle else { return }
     guard let loop = requested ?? DefaultLoop.current else {
       invalidate()
@@ -318,7 +318,7 @@ public final class BlockTimer: Sendable {
   }
 
   /// Schedules the loop's one-shot for this timer at `deadline` on its clock.
-  private func arm(on loop: any EventLoop, at deadline: Deadline, generation: UInt64)
+  private func arm(on loop: any TimerEventLoop, at deadline: Deadline, generation: UInt64)
     throws(TimerLoopError) -> LoopTimer
   {
     switch clock {
@@ -348,7 +348,7 @@ public final class BlockTimer: Sendable {
   private func loopDidFire(generation: UInt64?) {
     enum Next {
       case skip
-      case call(any EventLoop)
+      case call(any TimerEventLoop)
       case dispatch(DispatchQueue)
     }
     let next: Next = state.withLock { state in
@@ -387,7 +387,7 @@ public final class BlockTimer: Sendable {
   }
 
   private func deliverOnQueue() {
-    let loop: (any EventLoop)? = state.withLock { state in
+    let loop: (any TimerEventLoop)? = state.withLock { state in
       guard case .scheduled(var scheduled) = state.phase else { return nil }
       scheduled.deliveryPending = false
       state.phase = .scheduled(scheduled)
@@ -400,7 +400,7 @@ public final class BlockTimer: Sendable {
   /// A call from the schedule. A ``fire()`` running on another thread stands
   /// for it, so it is skipped rather than made to wait (the loop's thread is
   /// never held up by another thread's call).
-  private func deliver(on loop: any EventLoop) {
+  private func deliver(on loop: any TimerEventLoop) {
     _ = calls.runUnlessBusy { callBlock(on: loop) }
   }
 
@@ -408,7 +408,7 @@ public final class BlockTimer: Sendable {
   /// inside ``calls``, so the check, the call and the end are one step for
   /// other threads: after ``invalidate()`` returns, no call that had not
   /// passed the check starts, and a one-shot runs once.
-  private func callBlock(on loop: (any EventLoop)?) {
+  private func callBlock(on loop: (any TimerEventLoop)?) {
     let block: Block? = state.withLock { state in
       if case .invalid = state.phase { return nil }
       return state.block
@@ -622,7 +622,7 @@ extension BlockTimer {
   /// ``BlockTimer`` that count in loop time rather than in dates. Invalid at
   /// once if the loop has shut down.
   static func scheduled(
-    at deadline: Deadline, on loop: any EventLoop, clock: TimerClock = .monotonic,
+    at deadline: Deadline, on loop: any TimerEventLoop, clock: TimerClock = .monotonic,
     deliveringOn queue: DispatchQueue?, block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
     let timer = BlockTimer(

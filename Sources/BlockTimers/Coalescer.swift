@@ -25,7 +25,7 @@ final class Coalescer<Value: Sendable>: Sendable {
   private let policy: Policy
   private let delay: TimeAmount
   /// Weak, so that a debouncer or throttler never keeps its loop object alive.
-  private weak let loop: (any EventLoop)?
+  private weak let loop: (any TimerEventLoop)?
   private let context: LoopContext
   private let queue: DispatchQueue?
   private let state: Locked<State>
@@ -41,7 +41,7 @@ final class Coalescer<Value: Sendable>: Sendable {
   let lastDelivery = Atomic<Int64>(.min)
 
   init(
-    policy: Policy, delay: TimeInterval, loop: (any EventLoop)?, queue: DispatchQueue?,
+    policy: Policy, delay: TimeInterval, loop: (any TimerEventLoop)?, queue: DispatchQueue?,
     action: @escaping @Sendable (Value) -> Void
   ) throws {
     self.policy = policy
@@ -69,7 +69,7 @@ final class Coalescer<Value: Sendable>: Sendable {
     replaced?.invalidate()
   }
 
-  private func arm(at deadline: Deadline, on loop: any EventLoop) -> BlockTimer {
+  private func arm(at deadline: Deadline, on loop: any TimerEventLoop) -> BlockTimer {
     BlockTimer.scheduled(at: deadline, on: loop, deliveringOn: queue) { [self] timer in
       fired(timer)
     }

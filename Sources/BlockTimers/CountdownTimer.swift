@@ -81,7 +81,7 @@ public final class CountdownTimer: Sendable {
   private let total: TimeAmount
   private let tick: TimeAmount
   /// Weak, so that a countdown never keeps its loop object alive.
-  private weak let loop: (any EventLoop)?
+  private weak let loop: (any TimerEventLoop)?
   private let context: LoopContext
   private let queue: DispatchQueue?
   private let state: Locked<State>
@@ -145,7 +145,7 @@ public final class CountdownTimer: Sendable {
   ///   `tickInterval` is NaN; `SystemError` when no loop is given and the
   ///   shared loop cannot start.
   public init(
-    duration: TimeInterval, tickInterval: TimeInterval, on loop: (any EventLoop)? = nil,
+    duration: TimeInterval, tickInterval: TimeInterval, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, clock: TimerClock = .monotonic,
     onTick: @escaping @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void,
     onCompletion: @escaping @Sendable () -> Void

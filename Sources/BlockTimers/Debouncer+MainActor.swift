@@ -31,7 +31,7 @@ extension Debouncer {
   /// - Throws: `TimerLoopError.invalidInterval` for a NaN delay;
   ///   `SystemError` when no loop is given and the shared loop cannot start.
   public convenience init(
-    delay: TimeInterval, on loop: (any EventLoop)? = nil, deliveringOn mainActor: MainActor.Type,
+    delay: TimeInterval, on loop: (any TimerEventLoop)? = nil, deliveringOn mainActor: MainActor.Type,
     action: @escaping @MainActor @Sendable (Value) -> Void
   ) throws {
     try self.init(delay: delay, on: loop, deliveringOn: .main) { value in

@@ -40,7 +40,7 @@ public final class Debouncer<Value: Sendable>: Sendable {
   /// - Throws: `TimerLoopError.invalidInterval` for a NaN delay;
   ///   `SystemError` when no loop is given and the shared loop cannot start.
   public init(
-    delay: TimeInterval, on loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
+    delay: TimeInterval, on loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void
   ) throws {
     coalescer = try Coalescer(

@@ -17,7 +17,7 @@ import TimerLoop
 /// 3. the ``shared()`` loop, started on a background thread the first time it
 ///    is needed, so `BlockTimer.scheduledTimer(...)` just works.
 public enum DefaultLoop {
-  @TaskLocal private static var scoped: (any EventLoop)?
+  @TaskLocal private static var scoped: (any TimerEventLoop)?
 
   private static let sharedLoop = Locked<EpollEventLoop?>(nil)
 
@@ -27,12 +27,12 @@ public enum DefaultLoop {
   ///
   /// Cheap once the shared loop runs: a task-local read, a thread-specific
   /// read and a lock.
-  public static var current: (any EventLoop)? {
+  public static var current: (any TimerEventLoop)? {
     try? resolved()
   }
 
   /// ``current``, with the reason when there is none.
-  static func resolved() throws(SystemError) -> any EventLoop {
+  static func resolved() throws(SystemError) -> any TimerEventLoop {
     if let scoped { return scoped }
     if let loop = EpollEventLoop.current { return loop }
     if let loop = VirtualEventLoop.current { return loop }
@@ -61,7 +61,7 @@ public enum DefaultLoop {
   /// Nests; the previous choice is restored when `body` returns.
   @discardableResult
   public static func withCurrent<Result>(
-    _ loop: any EventLoop, _ body: () throws -> Result
+    _ loop: any TimerEventLoop, _ body: () throws -> Result
   ) rethrows -> Result {
     try $scoped.withValue(loop, operation: body)
   }

@@ -45,7 +45,7 @@ extension BlockTimer {
   /// ``scheduledTimer(withTimeInterval:repeats:on:deliveringOn:userInfo:block:)-(TimeInterval,_,_,_,_,_)``.
   @_disfavoredOverload @discardableResult
   public static func scheduledTimer(
-    withTimeInterval interval: Duration, repeats: Bool, on loop: (any EventLoop)? = nil,
+    withTimeInterval interval: Duration, repeats: Bool, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, userInfo: (any Sendable)? = nil,
     block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
@@ -79,7 +79,7 @@ extension BlockTimer {
   @_disfavoredOverload @discardableResult
   public static func scheduledTimer(
     withTimeInterval interval: Duration, block: @escaping @Sendable () -> Void,
-    repeats: Bool, on loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue
+    repeats: Bool, on loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue
   ) -> BlockTimer {
     scheduledTimer(
       withTimeInterval: interval.timeInterval, block: block, repeats: repeats, on: loop,
@@ -89,7 +89,7 @@ extension BlockTimer {
   /// `Duration` form of the factory whose block is isolated to the main actor.
   @_disfavoredOverload @discardableResult
   public static func scheduledTimer(
-    withTimeInterval interval: Duration, repeats: Bool, on loop: (any EventLoop)? = nil,
+    withTimeInterval interval: Duration, repeats: Bool, on loop: (any TimerEventLoop)? = nil,
     deliveringOn mainActor: MainActor.Type,
     block: @escaping @MainActor @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
@@ -103,7 +103,7 @@ extension BlockTimer {
   @_disfavoredOverload @discardableResult
   public static func scheduledTimer(
     withTimeInterval interval: Duration, block: @escaping @MainActor @Sendable () -> Void,
-    repeats: Bool, on loop: (any EventLoop)? = nil, deliveringOn mainActor: MainActor.Type
+    repeats: Bool, on loop: (any TimerEventLoop)? = nil, deliveringOn mainActor: MainActor.Type
   ) -> BlockTimer {
     scheduledTimer(
       withTimeInterval: interval.timeInterval, block: block, repeats: repeats, on: loop,
@@ -120,7 +120,7 @@ extension CountdownTimer {
   ///   start (a `Duration` cannot be NaN).
   @_disfavoredOverload
   public convenience init(
-    duration: Duration, tickInterval: Duration, on loop: (any EventLoop)? = nil,
+    duration: Duration, tickInterval: Duration, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, clock: TimerClock = .monotonic,
     onTick: @escaping @Sendable (_ remaining: TimeInterval, _ progress: Double) -> Void,
     onCompletion: @escaping @Sendable () -> Void
@@ -138,7 +138,7 @@ extension Debouncer {
   ///   start (a `Duration` cannot be NaN).
   @_disfavoredOverload
   public convenience init(
-    delay: Duration, on loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
+    delay: Duration, on loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void
   ) throws {
     try self.init(delay: delay.timeInterval, on: loop, deliveringOn: queue, action: action)
@@ -152,7 +152,7 @@ extension Debouncer {
   ///   start (a `Duration` cannot be NaN).
   @_disfavoredOverload
   public convenience init(
-    delay: Duration, on loop: (any EventLoop)? = nil, deliveringOn mainActor: MainActor.Type,
+    delay: Duration, on loop: (any TimerEventLoop)? = nil, deliveringOn mainActor: MainActor.Type,
     action: @escaping @MainActor @Sendable (Value) -> Void
   ) throws {
     try self.init(delay: delay.timeInterval, on: loop, deliveringOn: mainActor, action: action)
@@ -166,7 +166,7 @@ extension Throttler {
   ///   start (a `Duration` cannot be NaN).
   @_disfavoredOverload
   public convenience init(
-    interval: Duration, on loop: (any EventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
+    interval: Duration, on loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void
   ) throws {
     try self.init(
@@ -181,7 +181,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
@@ -193,7 +193,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
@@ -206,7 +206,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
   ) -> WeakTargetTimer {
@@ -220,7 +220,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)?, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)?, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Target, _ userInfo: (any Sendable)?) -> Void
   ) -> WeakTargetTimer {
@@ -233,7 +233,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     fireTime: Duration, interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
@@ -245,7 +245,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     fireTime: Duration, interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
@@ -258,7 +258,7 @@ extension WeakTargetTimer {
   @_disfavoredOverload
   public static func scheduledTimer(
     fireTime: Duration, interval: Duration, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
   ) -> WeakTargetTimer {

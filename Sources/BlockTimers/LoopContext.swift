@@ -28,7 +28,7 @@ final class LoopContext: LoopAttachment {
     /// wrongly by the whole preemption (milliseconds on a busy machine), past
     /// `LoopContext.maximumDriftNanoseconds`: the next conversion would then
     /// take the skewed pair as its anchor and move every date by that much.
-    init(reading loop: any EventLoop) {
+    init(reading loop: any TimerEventLoop) {
       var best = Sample(loop)
       for _ in 1..<Self.tries where best.width > Self.closeEnough {
         let next = Sample(loop)
@@ -48,7 +48,7 @@ final class LoopContext: LoopAttachment {
       let deadline: Deadline
       let width: TimeAmount
 
-      init(_ loop: any EventLoop) {
+      init(_ loop: any TimerEventLoop) {
         let before = loop.now
         date = Date()
         width = loop.now - before
@@ -80,7 +80,7 @@ final class LoopContext: LoopAttachment {
   }
 
   /// The context of `loop`, made the first time it is asked for.
-  static func of(_ loop: any EventLoop) -> LoopContext {
+  static func of(_ loop: any TimerEventLoop) -> LoopContext {
     loop.scheduler.attachment { LoopContext(anchor: Anchor(reading: loop)) }
   }
 
@@ -90,7 +90,7 @@ final class LoopContext: LoopAttachment {
   /// `date` is from the anchor's date (rounded up to a nanosecond, saturating),
   /// so equal dates give equal deadlines. `nil` for a NaN date. `loop`, when
   /// given, is read to check the anchor first.
-  func deadline(for date: Date, on loop: (any EventLoop)?) -> Deadline? {
+  func deadline(for date: Date, on loop: (any TimerEventLoop)?) -> Deadline? {
     let anchor = checkedAnchor(loop)
     guard let offset = try? TimeAmount(seconds: date.timeIntervalSince(anchor.date)) else {
       return nil
@@ -100,7 +100,7 @@ final class LoopContext: LoopAttachment {
 
   /// The date of `deadline`: the inverse of ``deadline(for:on:)``.
   /// ``Deadline/distantFuture`` is `Date.distantFuture`.
-  func date(for deadline: Deadline, on loop: (any EventLoop)?) -> Date {
+  func date(for deadline: Deadline, on loop: (any TimerEventLoop)?) -> Date {
     guard deadline != .distantFuture else { return .distantFuture }
     let anchor = checkedAnchor(loop)
     return anchor.date.addingTimeInterval((deadline - anchor.deadline).seconds)
@@ -110,7 +110,7 @@ final class LoopContext: LoopAttachment {
   /// taken and the wall clock has not moved with it (within
   /// ``maximumDriftNanoseconds``). A frozen virtual clock keeps its anchor, so
   /// a burst of conversions in one virtual instant all use the same one.
-  private func checkedAnchor(_ loop: (any EventLoop)?) -> Anchor {
+  private func checkedAnchor(_ loop: (any TimerEventLoop)?) -> Anchor {
     guard let loop else { return state.withLock { $0.anchor } }
     let fresh = Anchor(reading: loop)
     return state.withLock { state in

@@ -45,7 +45,7 @@ public final class Throttler<Value: Sendable>: Sendable {
   /// - Throws: `TimerLoopError.invalidInterval` for a NaN interval;
   ///   `SystemError` when no loop is given and the shared loop cannot start.
   public init(
-    interval: TimeInterval, on loop: (any EventLoop)? = nil,
+    interval: TimeInterval, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void
   ) throws {

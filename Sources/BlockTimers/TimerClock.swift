@@ -35,7 +35,7 @@ extension TimerClock {
   /// The loop's time on this clock. Deadlines on the wall clock are
   /// nanoseconds since 1970-01-01 00:00:00 UTC, as `CLOCK_REALTIME` counts
   /// (before 1970: ``Deadline/distantPast``).
-  func now(on loop: any EventLoop) -> Deadline {
+  func now(on loop: any TimerEventLoop) -> Deadline {
     switch self {
     case .monotonic: loop.now
     case .wall: Deadline(uptimeNanoseconds: max(loop.wallClockNanoseconds, 0))
@@ -45,7 +45,7 @@ extension TimerClock {
   /// `date` as a deadline on this clock (rounded up to a nanosecond,
   /// saturating); `nil` for a NaN date. Monotonic deadlines go through
   /// `context`'s anchor, checked against `loop` when it is given.
-  func deadline(for date: Date, in context: LoopContext, on loop: (any EventLoop)?) -> Deadline? {
+  func deadline(for date: Date, in context: LoopContext, on loop: (any TimerEventLoop)?) -> Deadline? {
     switch self {
     case .monotonic: context.deadline(for: date, on: loop)
     case .wall:
@@ -56,7 +56,7 @@ extension TimerClock {
 
   /// The date of `deadline`, the inverse of ``deadline(for:in:on:)`` to the
   /// nearest `Date`; ``Deadline/distantFuture`` is `Date.distantFuture`.
-  func date(for deadline: Deadline, in context: LoopContext, on loop: (any EventLoop)?) -> Date {
+  func date(for deadline: Deadline, in context: LoopContext, on loop: (any TimerEventLoop)?) -> Date {
     switch self {
     case .monotonic: context.date(for: deadline, on: loop)
     case .wall:

@@ -99,7 +99,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// The single path every factory takes.
   private static func make(
     target: Target, fireDate: Date, start: BlockTimer.Start, interval: TimeInterval, repeats: Bool,
-    userInfo: (any Sendable)?, loop: (any EventLoop)?, queue: DispatchQueue?,
+    userInfo: (any Sendable)?, loop: (any TimerEventLoop)?, queue: DispatchQueue?,
     action: @escaping @Sendable (Target, BlockTimer) -> Void
   ) -> WeakTargetTimer {
     let timer = BlockTimer(
@@ -115,7 +115,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
 
   private static func make(
     target: Target, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
-    loop: (any EventLoop)?, queue: DispatchQueue?,
+    loop: (any TimerEventLoop)?, queue: DispatchQueue?,
     action: @escaping @Sendable (Target, BlockTimer) -> Void
   ) -> WeakTargetTimer {
     let delay = interval <= 0 ? BlockTimer.minimumInterval : interval
@@ -141,7 +141,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   ///   - action: for example `{ $0.refresh() }`.
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
   ) -> WeakTargetTimer {
     make(
@@ -154,7 +154,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// `action: Owner.tick`.
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
   ) -> WeakTargetTimer {
     make(
@@ -170,7 +170,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// ``BlockTimer/userInfo`` or ``BlockTimer/fireDate``, or invalidate it.
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
   ) -> WeakTargetTimer {
@@ -184,7 +184,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// `userInfo` given here (the same value as ``BlockTimer/userInfo``).
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)?, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)?, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Target, _ userInfo: (any Sendable)?) -> Void
   ) -> WeakTargetTimer {
@@ -200,7 +200,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// `fireTime` or `interval` gives an invalid timer that never fires.
   public static func scheduledTimer(
     fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
   ) -> WeakTargetTimer {
     make(
@@ -212,7 +212,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// YVTimer's form with a method reference (`action: Owner.tick`).
   public static func scheduledTimer(
     fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
@@ -226,7 +226,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// `func tick(_ timer: BlockTimer)`, called with the underlying ``BlockTimer``.
   public static func scheduledTimer(
     fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any EventLoop)? = nil,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
   ) -> WeakTargetTimer {

@@ -8,8 +8,8 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The call is for the loop's own thread (descriptor registration,
   /// embedding) and came from another one.
   case wrongThread
-  /// The deadline of ``EventLoop/withDeadline(_:operation:)`` (or the timeout
-  /// of ``EventLoop/withTimeout(_:operation:)-(TimeAmount,_)``) passed before
+  /// The deadline of ``TimerEventLoop/withDeadline(_:operation:)`` (or the timeout
+  /// of ``TimerEventLoop/withTimeout(_:operation:)-(TimeAmount,_)``) passed before
   /// the operation finished; the operation was cancelled.
   case timedOut
 

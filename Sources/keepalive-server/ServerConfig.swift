@@ -3,7 +3,7 @@ import TimerLoop
 /// The server's settings, from the command line.
 struct ServerConfig {
   var port: UInt16 = 8080
-  var loops = EventLoopGroup.coreCount
+  var loops = EpollEventLoopGroup.coreCount
   /// A connection with no complete request for this long is closed.
   var idleTimeout = TimeAmount.seconds(5)
   /// A request whose header has started must be complete within this long

@@ -14,7 +14,7 @@ do {
 signal(SIGPIPE, SIG_IGN)  // a peer that resets must not kill the server
 
 let stats = ServerStats()
-let group = try EventLoopGroup(count: config.loops)
+let group = try EpollEventLoopGroup(count: config.loops)
 let ready = DispatchGroup()
 for loop in group.loops {
   ready.enter()

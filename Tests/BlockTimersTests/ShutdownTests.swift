@@ -29,7 +29,7 @@ final class ShutdownTests: XCTestCase {
 
   /// Makes the objects on `loop`; `canaries` gets one weak reference per
   /// closure that must be released. No closure captures the loop.
-  private func makeObjects(on loop: any EventLoop, target: Canary, canaries: inout [() -> Canary?])
+  private func makeObjects(on loop: any TimerEventLoop, target: Canary, canaries: inout [() -> Canary?])
     throws -> Objects
   {
     func canary() -> Canary {

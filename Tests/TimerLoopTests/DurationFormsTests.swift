@@ -130,8 +130,8 @@ import TimerLoop
       loop.shutdown()
     }
     for group in [
-      try EventLoopGroup(count: 1, leeway: .milliseconds(100) * 2),
-      try EventLoopGroup(count: 1, leeway: Duration.milliseconds(100) * 2),
+      try EpollEventLoopGroup(count: 1, leeway: .milliseconds(100) * 2),
+      try EpollEventLoopGroup(count: 1, leeway: Duration.milliseconds(100) * 2),
     ] {
       #expect(group.loops.map(\.leeway) == [twoHundredMs])
       group.shutdown()

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// The semantic rules of ``EventLoop``, each checked on both the virtual-time
+/// The semantic rules of ``TimerEventLoop``, each checked on both the virtual-time
 /// loop and the real epoll loop.
 @Suite struct LoopSemanticsTests {
   @Test(arguments: LoopKind.allCases)

@@ -125,7 +125,7 @@ import Testing
     return calls.all
   }
 
-  /// The reference: every rule of `EventLoop` written out naively.
+  /// The reference: every rule of `TimerEventLoop` written out naively.
   static func runOnModel(_ operations: [Operation]) -> [Call] {
     struct Timer {
       var id: Int

@@ -147,7 +147,7 @@ extension ObservabilityTests {
       reporters.append(EpollEventLoop.current.map(ObjectIdentifier.init))
       sawTimers.signal()
     }
-    let group = try EventLoopGroup(count: 2, metricsDelegate: recorder)
+    let group = try EpollEventLoopGroup(count: 2, metricsDelegate: recorder)
     defer { group.shutdown() }
     for loop in group.loops { try loop.schedule(after: .milliseconds(1)) {} }
     for _ in group.loops {

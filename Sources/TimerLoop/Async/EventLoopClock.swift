@@ -1,6 +1,6 @@
-/// A `Clock` whose time is an event loop's: ``EventLoop/now`` on the loop's
+/// A `Clock` whose time is an event loop's: ``TimerEventLoop/now`` on the loop's
 /// monotonic clock, or a ``VirtualEventLoop``'s virtual clock. Its sleeps are
-/// timers on that loop (``EventLoop/sleep(until:)-(Deadline)``), so code written against
+/// timers on that loop (``TimerEventLoop/sleep(until:)-(Deadline)``), so code written against
 /// `any Clock<Duration>` or a generic `Clock` (a debounce, a retry with
 /// backoff) runs on the loop's timers in production and on virtual time in
 /// tests, with no change: both loops give the same type.
@@ -24,14 +24,14 @@ public struct EventLoopClock: Clock {
   public typealias Instant = Deadline
 
   /// The loop whose time this clock tells and whose timers it sleeps on.
-  public let loop: any EventLoop
+  public let loop: any TimerEventLoop
 
-  /// A clock on `loop`; the same as ``EventLoop/clock``.
-  public init(loop: any EventLoop) {
+  /// A clock on `loop`; the same as ``TimerEventLoop/clock``.
+  public init(loop: any TimerEventLoop) {
     self.loop = loop
   }
 
-  /// The loop's current time, ``EventLoop/now``.
+  /// The loop's current time, ``TimerEventLoop/now``.
   public var now: Deadline { loop.now }
 
   /// One nanosecond: the unit of ``Deadline``. A real loop fires timers up
@@ -39,7 +39,7 @@ public struct EventLoopClock: Clock {
   public var minimumResolution: Duration { .nanoseconds(1) }
 
   /// Suspends the calling task until `deadline` or later, on a timer of the
-  /// loop (``EventLoop/sleep(until:)-(Deadline)``: no thread blocked, never early).
+  /// loop (``TimerEventLoop/sleep(until:)-(Deadline)``: no thread blocked, never early).
   ///
   /// - Parameters:
   ///   - deadline: when to resume, on the loop's clock.
@@ -57,7 +57,7 @@ public struct EventLoopClock: Clock {
   }
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   /// This loop's time as a `Clock` (``EventLoopClock``): instants are
   /// ``Deadline``s, durations `Duration`s, sleeps are this loop's timers.
   public var clock: EventLoopClock { EventLoopClock(loop: self) }

@@ -2,14 +2,14 @@
 /// for waits that must count time the machine spent suspended: a lease, a
 /// token expiry, a "retry in 10 minutes" on a laptop or a paused VM.
 ///
-/// Its time is ``EventLoop/continuousNow``: `CLOCK_BOOTTIME`, the clock Swift's
+/// Its time is ``TimerEventLoop/continuousNow``: `CLOCK_BOOTTIME`, the clock Swift's
 /// `ContinuousClock` reads on Linux, which keeps counting while the machine is
 /// suspended (``EventLoopClock``'s `CLOCK_MONOTONIC` stops), or a
 /// ``VirtualEventLoop``'s virtual boot time, which
 /// ``VirtualEventLoop/suspend(for:)-(TimeAmount)`` moves without moving its monotonic
 /// time. Instants are `ContinuousClock.Instant`s, so on a real loop they
 /// compare with `ContinuousClock.now`. Its sleeps are the loop's boot-time
-/// timers (``EventLoop/sleep(until:)-(ContinuousClock.Instant)``), so generic
+/// timers (``TimerEventLoop/sleep(until:)-(ContinuousClock.Instant)``), so generic
 /// `Clock` code runs on them in production and on virtual time in tests.
 ///
 /// ```swift
@@ -24,14 +24,14 @@ public struct EventLoopContinuousClock: Clock {
   public typealias Instant = ContinuousClock.Instant
 
   /// The loop whose boot time this clock tells and whose timers it sleeps on.
-  public let loop: any EventLoop
+  public let loop: any TimerEventLoop
 
-  /// A clock on `loop`; the same as ``EventLoop/continuousClock``.
-  public init(loop: any EventLoop) {
+  /// A clock on `loop`; the same as ``TimerEventLoop/continuousClock``.
+  public init(loop: any TimerEventLoop) {
     self.loop = loop
   }
 
-  /// The loop's boot time, ``EventLoop/continuousNow``.
+  /// The loop's boot time, ``TimerEventLoop/continuousNow``.
   public var now: ContinuousClock.Instant { loop.continuousNow }
 
   /// One nanosecond: the unit of boot-time deadlines. A real loop fires them
@@ -40,7 +40,7 @@ public struct EventLoopContinuousClock: Clock {
 
   /// Suspends the calling task until `deadline` on the loop's boot time, or
   /// later, on a boot-time timer of the loop
-  /// (``EventLoop/sleep(until:)-(ContinuousClock.Instant)``: no thread
+  /// (``TimerEventLoop/sleep(until:)-(ContinuousClock.Instant)``: no thread
   /// blocked, never early, time suspended counted).
   ///
   /// - Parameters:
@@ -56,7 +56,7 @@ public struct EventLoopContinuousClock: Clock {
   }
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   /// This loop's boot time as a `Clock` (``EventLoopContinuousClock``):
   /// instants are `ContinuousClock.Instant`s, sleeps are this loop's
   /// boot-time timers and count time the machine spent suspended.

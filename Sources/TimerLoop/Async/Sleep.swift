@@ -39,7 +39,7 @@ final class Sleep<Timer: SleepTimer>: Sendable {
   }
 
   /// Suspends the calling task until the timer that `arm` schedules on
-  /// `scheduler`'s loop fires; see ``EventLoop/sleep(until:)-(Deadline)``.
+  /// `scheduler`'s loop fires; see ``TimerEventLoop/sleep(until:)-(Deadline)``.
   static func run(on scheduler: TimerScheduler, arm: Arm) async throws {
     let sleep = Sleep(sleepingTasks: scheduler.sleepingTasks)
     try await withTaskCancellationHandler {

@@ -1,11 +1,11 @@
 /// Ticks on a fixed-rate grid as an `AsyncSequence` of ``Deadline``s, each a
-/// grid point `start + n × interval` (n ≥ 1; `start` is ``EventLoop/now``
-/// when iteration begins), made by ``EventLoop/ticks(every:tolerance:policy:)-(TimeAmount,_,_)``.
+/// grid point `start + n × interval` (n ≥ 1; `start` is ``TimerEventLoop/now``
+/// when iteration begins), made by ``TimerEventLoop/ticks(every:tolerance:policy:)-(TimeAmount,_,_)``.
 ///
 /// Pulled, not pushed: nothing is produced while the consumer is busy, so a
 /// slow consumer never accumulates ticks (O(1) memory whatever the delay).
 /// Each `next()` that has to wait sleeps on one timer of the loop
-/// (``EventLoop/sleep(until:)-(Deadline)``); between ticks no timer exists. A tick asked
+/// (``TimerEventLoop/sleep(until:)-(Deadline)``); between ticks no timer exists. A tick asked
 /// for after its grid point is delivered at once, and the ticks after it
 /// follow the sequence's ``MissedTickBehavior``.
 ///
@@ -19,7 +19,7 @@ public struct TickSequence: AsyncSequence, Sendable {
   /// Iteration never throws; cancellation and shutdown end it.
   public typealias Failure = Never
 
-  let loop: any EventLoop
+  let loop: any TimerEventLoop
   let interval: TimeAmount
   let tolerance: TimeAmount
   let policy: MissedTickBehavior
@@ -82,7 +82,7 @@ public struct TickSequence: AsyncSequence, Sendable {
   }
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   /// Ticks every `interval` on a fixed-rate grid, as a ``TickSequence`` of
   /// the ticks' grid points (``Deadline``s on the loop's monotonic clock).
   /// The first tick is one `interval` after iteration begins.

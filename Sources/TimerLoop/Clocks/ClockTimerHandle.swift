@@ -1,8 +1,8 @@
-/// A timer on the boot-time clock (``EventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
-/// ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,Duration,_,_)``)
-/// or on the wall clock (``EventLoop/schedule(at:_:)-(Date,_)``,
-/// ``EventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
-/// ``EventLoop/scheduleRepeating(matching:in:matchingPolicy:_:)``), returned
+/// A timer on the boot-time clock (``TimerEventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
+/// ``TimerEventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,Duration,_,_)``)
+/// or on the wall clock (``TimerEventLoop/schedule(at:_:)-(Date,_)``,
+/// ``TimerEventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
+/// ``TimerEventLoop/scheduleRepeating(matching:in:matchingPolicy:_:)``), returned
 /// so that it can be cancelled.
 ///
 /// A handle is a small value (one reference); copies refer to the same timer

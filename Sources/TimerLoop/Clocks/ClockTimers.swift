@@ -47,7 +47,7 @@ extension ClockTimerHost {
   }
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   /// The loop as the host of its boot-time and wall-clock timers. Every loop
   /// this module makes is one; a type outside it cannot make a scheduler.
   var clockHost: any ClockTimerHost {

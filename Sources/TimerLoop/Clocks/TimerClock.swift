@@ -25,7 +25,7 @@ enum TimerClock: Hashable, Sendable {
 
 /// What a loop provides so that timers on the other clocks can run on it.
 /// ``EpollEventLoop`` and ``VirtualEventLoop`` conform.
-protocol ClockTimerHost: EventLoop {
+protocol ClockTimerHost: TimerEventLoop {
   /// `clock`'s reading now (see ``TimerClock``); any thread.
   func nanoseconds(on clock: TimerClock) -> Int64
 

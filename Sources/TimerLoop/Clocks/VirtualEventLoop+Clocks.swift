@@ -26,9 +26,9 @@ extension VirtualEventLoop: ClockTimerHost {
   }
 
   /// Simulates the machine sleeping for `amount` (nanoseconds): the
-  /// boot-time clock (``EventLoop/continuousNow``) and the wall clock
-  /// (``EventLoop/wallClockNow``) move forward by `amount`; the monotonic
-  /// clock (``EventLoop/now``) does not, as `CLOCK_BOOTTIME`,
+  /// boot-time clock (``TimerEventLoop/continuousNow``) and the wall clock
+  /// (``TimerEventLoop/wallClockNow``) move forward by `amount`; the monotonic
+  /// clock (``TimerEventLoop/now``) does not, as `CLOCK_BOOTTIME`,
   /// `CLOCK_REALTIME` and `CLOCK_MONOTONIC` do on Linux. Timers on those two
   /// clocks that this makes due run before it returns, each once (a
   /// fixed-rate timer gets one call for the ticks it missed); called from a
@@ -47,7 +47,7 @@ extension VirtualEventLoop: ClockTimerHost {
     clocksDidMove()
   }
 
-  /// Sets the virtual wall clock (``EventLoop/wallClockNow``) to `date`, a
+  /// Sets the virtual wall clock (``TimerEventLoop/wallClockNow``) to `date`, a
   /// step forward or back, as NTP or a user setting the date does; the
   /// monotonic and boot-time clocks do not move. The loop then handles it
   /// as an ``EpollEventLoop`` handles `ECANCELED` from its

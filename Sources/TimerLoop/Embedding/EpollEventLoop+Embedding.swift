@@ -33,7 +33,7 @@ extension EpollEventLoop {
   /// Runs, on the calling thread and without blocking, what is due now:
   /// requests from other threads, tasks, due timers and ready descriptor
   /// handlers, one pass of each, then re-arms the timerfd. During the call
-  /// the calling thread is the loop's thread (``EventLoop/inEventLoop``).
+  /// the calling thread is the loop's thread (``TimerEventLoop/inEventLoop``).
   ///
   /// Call it from one host thread at a time (a concurrent call throws
   /// ``TimerLoopError/wrongThread``). ``shutdown()`` is safe from any thread:

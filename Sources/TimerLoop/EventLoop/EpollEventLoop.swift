@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Run it on the calling thread with ``run()``, or on a thread of its own with
 /// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``. Each iteration runs one pass of due work (see
-/// ``EventLoop``), re-arms the timerfd if the earliest deadline changed, and
+/// ``TimerEventLoop``), re-arms the timerfd if the earliest deadline changed, and
 /// blocks in `epoll_wait` with no timeout: deadlines live in the absolute
 /// timerfd, so a signal interrupting the wait cannot stretch one. The loop
 /// does not spin: with nothing due it sleeps in the kernel.
@@ -22,8 +22,8 @@ import Synchronization
 /// timer.cancel()
 /// loop.shutdown()
 /// ```
-public final class EpollEventLoop: EventLoop {
-  /// The loop's timer state (``EventLoop/scheduler``); use the methods of ``EventLoop``.
+public final class EpollEventLoop: TimerEventLoop {
+  /// The loop's timer state (``TimerEventLoop/scheduler``); use the methods of ``TimerEventLoop``.
   public let scheduler: TimerScheduler
   let selector: Selector
   let lifecycle = Locked(Lifecycle.idle)

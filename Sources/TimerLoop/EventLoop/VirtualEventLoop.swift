@@ -5,7 +5,7 @@ import Synchronization
 /// An event loop on a virtual clock, for deterministic tests: time moves only
 /// when the test calls ``advanceTime(by:)-(TimeAmount)`` or ``advanceTime(to:)``, and due
 /// closures run on the thread making that call. Its boot-time and wall
-/// clocks (``EventLoop/continuousNow``, ``EventLoop/wallClockNow``) move with
+/// clocks (``TimerEventLoop/continuousNow``, ``TimerEventLoop/wallClockNow``) move with
 /// it, and also when the test calls ``suspend(for:)-(TimeAmount)`` or ``setWallClock(to:)``.
 ///
 /// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
@@ -24,8 +24,8 @@ import Synchronization
 /// let the previous driver thread schedule while the new one advances time.
 /// Scheduling and cancelling from other threads is safe, as on any loop; such
 /// calls take effect when the loop next runs.
-public final class VirtualEventLoop: EventLoop {
-  /// The loop's timer state (``EventLoop/scheduler``); use the methods of ``EventLoop``.
+public final class VirtualEventLoop: TimerEventLoop {
+  /// The loop's timer state (``TimerEventLoop/scheduler``); use the methods of ``TimerEventLoop``.
   public let scheduler: TimerScheduler
   private let clock: VirtualClock
   /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
@@ -74,7 +74,7 @@ public final class VirtualEventLoop: EventLoop {
   /// A callback that keeps scheduling work at the current time keeps this call
   /// running, as it would keep a real loop busy. Requests from other threads
   /// are applied before every callback, as on a real loop, but tasks they
-  /// send (``EventLoop/execute(_:)``) never make it run an extra pass: a task
+  /// send (``TimerEventLoop/execute(_:)``) never make it run an extra pass: a task
   /// that arrives after a pass has started runs in a later pass this call
   /// runs anyway, or in the next call. So other threads that keep calling
   /// `execute` cannot keep it from returning.

@@ -23,24 +23,24 @@
 ///   isolation with the loop's callbacks: a callback may use
 ///   `actor.assumeIsolated { ... }`, which ``checkIsolated()`` and
 ///   ``isIsolatingCurrentContext()`` answer by the calling thread.
-/// - **Order.** Jobs and the closures of ``EventLoop/execute(_:)`` share one
+/// - **Order.** Jobs and the closures of ``TimerEventLoop/execute(_:)`` share one
 ///   first-in, first-out queue. Of two enqueued where one call happens before
 ///   the other (on one thread, or on threads ordered by a lock, a semaphore
 ///   or an `await`), the first runs first. What a pass runs, jobs included,
-///   enqueues for the next pass (see ``EventLoop``), so a task that keeps
+///   enqueues for the next pass (see ``TimerEventLoop``), so a task that keeps
 ///   yielding cannot starve the loop's timers.
 /// - **Cost.** A job enqueued on the loop's thread (a task resumed by a timer
 ///   callback, for example) takes one slot of an array that keeps its
 ///   capacity: no allocation, no lock, no wake-up. From another thread it is
 ///   a request in the loop's inbox (one short lock, one eventfd write per
-///   burst), like ``EventLoop/execute(_:)``.
+///   burst), like ``TimerEventLoop/execute(_:)``.
 /// - **Shutdown.** A job is never dropped, since its task would never resume.
 ///   Jobs not yet run when the loop stops, and jobs enqueued after it
 ///   stopped, run in the same order on a serial `DispatchQueue` of the loop's
 ///   own, still as this executor, so that their tasks can finish (a sleep on
 ///   the stopped loop throws ``TimerLoopError/shutdown``, for example). An
 ///   actor pinned to a stopped loop keeps working, serially, on that queue.
-///   That queue is not the loop's thread: ``EventLoop/assumeIsolated()`` and
+///   That queue is not the loop's thread: ``TimerEventLoop/assumeIsolated()`` and
 ///   ``checkIsolated()`` called there stop the program.
 ///   A loop that never runs never runs its jobs.
 extension EpollEventLoop: SerialExecutor, TaskExecutor {

@@ -1,6 +1,6 @@
 /// A view of an event loop for code that already runs on the loop's thread,
 /// whose methods take closures that are not `@Sendable`: SwiftNIO's
-/// `NIOIsolatedEventLoop`. Get one with ``EventLoop/assumeIsolated()``.
+/// `NIOIsolatedEventLoop`. Get one with ``TimerEventLoop/assumeIsolated()``.
 ///
 /// State that lives on the loop's thread (a connection, a parser, a cache)
 /// is captured by its timers as it is, with no `Sendable` conformance, no
@@ -20,13 +20,13 @@
 /// the loop's thread (a precondition, with a message naming the problem): a
 /// closure given to it is stored, called and released on that thread only,
 /// one at a time, like every callback of the loop. The timing rules are
-/// those of the same methods of ``EventLoop``; the returned
+/// those of the same methods of ``TimerEventLoop``; the returned
 /// ``TimerHandle`` is `Sendable` and works from any thread.
 public struct IsolatedEventLoop {
   /// The loop this is a view of, for calls from any thread.
-  public let loop: any EventLoop
+  public let loop: any TimerEventLoop
 
-  init(uncheckedLoop loop: any EventLoop) {
+  init(uncheckedLoop loop: any TimerEventLoop) {
     self.loop = loop
   }
 
@@ -36,7 +36,7 @@ public struct IsolatedEventLoop {
   }
 
   /// Runs `task` on the loop's thread in its next pass, after the work queued
-  /// before it (see ``EventLoop/execute(_:)``).
+  /// before it (see ``TimerEventLoop/execute(_:)``).
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `task` is released.
   public func execute(_ task: @escaping () -> Void) throws(TimerLoopError) {
@@ -45,7 +45,7 @@ public struct IsolatedEventLoop {
   }
 
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock)
-  /// or later; see ``EventLoop/schedule(at:_:)-(Deadline,_)``.
+  /// or later; see ``TimerEventLoop/schedule(at:_:)-(Deadline,_)``.
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   @discardableResult
@@ -58,7 +58,7 @@ public struct IsolatedEventLoop {
   }
 
   /// Runs `body` once on the loop's thread `delay` from now or later (a
-  /// negative delay counts as zero); see ``EventLoop/schedule(after:_:)-(TimeAmount,_)``.
+  /// negative delay counts as zero); see ``TimerEventLoop/schedule(after:_:)-(TimeAmount,_)``.
   @discardableResult
   public func schedule(
     after delay: TimeAmount, _ body: @escaping () -> Void
@@ -76,7 +76,7 @@ public struct IsolatedEventLoop {
   }
 
   /// Runs `body` on the loop's thread at `first` and then every `interval`
-  /// until cancelled; see ``EventLoop/scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
+  /// until cancelled; see ``TimerEventLoop/scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   @discardableResult
@@ -117,11 +117,11 @@ public struct IsolatedEventLoop {
 @available(*, unavailable)
 extension IsolatedEventLoop: Sendable {}
 
-extension EventLoop {
+extension TimerEventLoop {
   /// A view of this loop whose methods take closures that are not
   /// `@Sendable`, for code that runs on the loop's thread: in one of its
   /// callbacks, or in a task or actor on it. As SwiftNIO's
-  /// `EventLoop.assumeIsolated()`.
+  /// `TimerEventLoop.assumeIsolated()`.
   ///
   /// Stops the program, with a message saying so, when called from another
   /// thread (on a ``VirtualEventLoop``: from a thread other than the one that

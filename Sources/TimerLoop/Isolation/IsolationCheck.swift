@@ -1,9 +1,9 @@
 /// The one test behind every "must run on the loop" precondition of the
-/// package (``EventLoop/assumeIsolated()``, `checkIsolated()`), kept apart
+/// package (``TimerEventLoop/assumeIsolated()``, `checkIsolated()`), kept apart
 /// from the trap so that tests can check it without crashing.
 enum IsolationCheck {
   /// `nil` when the caller runs on `loop`'s thread; otherwise what the trap says.
-  static func violation(of loop: some EventLoop) -> String? {
+  static func violation(of loop: some TimerEventLoop) -> String? {
     loop.inEventLoop ? nil : message(loopType: "\(type(of: loop))")
   }
 

@@ -3,7 +3,7 @@
 ///
 /// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)-(TimeAmount,_)``,
 /// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``,
-/// ``EventLoopGroup/init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` or
+/// ``EpollEventLoopGroup/init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` or
 /// ``VirtualEventLoop/init(start:metricsDelegate:)``; it is fixed for the
 /// loop's life. It is a class, which the loop reads once per call of
 /// ``EpollEventLoop/run()``, ``EpollEventLoop/runOnce()`` or
@@ -19,14 +19,14 @@
 /// let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
 /// ```
 public protocol EventLoopMetricsDelegate: AnyObject, Sendable {
-  /// Called after every pass (see ``EventLoop``), including one that ran
+  /// Called after every pass (see ``TimerEventLoop``), including one that ran
   /// nothing (a wake-up that found no timer due yet), on the loop's thread,
   /// before the loop waits again: by ``EpollEventLoop/run()``,
   /// ``EpollEventLoop/runOnce()`` and ``VirtualEventLoop/advanceTime(to:)``.
   ///
   /// The loop runs nothing else meanwhile, so keep it short: its own time
   /// delays every timer due after it and counts in the next pass's
-  /// ``EventLoopPassInfo/asleep``. It may call the loop (``EventLoop/inEventLoop``
+  /// ``EventLoopPassInfo/asleep``. It may call the loop (``TimerEventLoop/inEventLoop``
   /// is true); work it schedules runs in a later pass.
   func processedPass(info: EventLoopPassInfo)
 }
@@ -42,7 +42,7 @@ public struct EventLoopPassInfo: Sendable, Hashable {
   /// run in passes of their own clock's queue, which are not reported (on a
   /// ``VirtualEventLoop`` each wake-up of such a queue counts as one timer).
   public var timersFired: Int
-  /// Tasks the pass ran: ``EventLoop/execute(_:)`` closures, and the jobs of
+  /// Tasks the pass ran: ``TimerEventLoop/execute(_:)`` closures, and the jobs of
   /// Swift tasks and actors the loop runs as their executor.
   public var tasksRun: Int
   /// How late the earliest timer due in this pass was: ``start`` minus its

@@ -1,13 +1,13 @@
 import Synchronization
 
-/// Counters of a loop, readable from any thread: ``EventLoop/stats``.
+/// Counters of a loop, readable from any thread: ``TimerEventLoop/stats``.
 ///
 /// The loop updates them once per pass with relaxed atomic stores (nothing per
 /// timer), so reading them costs the loop nothing and never blocks it. Each
 /// field is exact as of some pass, but a snapshot taken while the loop runs
 /// may mix fields of two consecutive passes.
 public struct EventLoopStats: Sendable, Hashable {
-  /// Passes run (see ``EventLoop``).
+  /// Passes run (see ``TimerEventLoop``).
   public var passes: Int
   /// Passes that followed a wait: on ``EpollEventLoop/run()``, each return
   /// from a blocking `epoll_wait` (a timer, a request from another thread, a
@@ -20,7 +20,7 @@ public struct EventLoopStats: Sendable, Hashable {
   /// Tasks run (``EventLoopPassInfo/tasksRun``, summed).
   public var tasksRun: Int
   /// Timers scheduled and not ended at the end of the latest pass
-  /// (``EventLoop/liveTimerCount`` as the loop thread saw it then):
+  /// (``TimerEventLoop/liveTimerCount`` as the loop thread saw it then):
   /// monotonic timers only.
   public var liveTimers: Int
   /// Passes by the lateness of their earliest due timer
@@ -76,7 +76,7 @@ final class LoopCounters: Sendable {
   }
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   /// The loop's counters (passes, wake-ups, timers fired, live timers, a
   /// lateness histogram), safe and cheap to read from any thread; see
   /// ``EventLoopStats``. O(1).

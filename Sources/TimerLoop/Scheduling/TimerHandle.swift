@@ -1,5 +1,5 @@
 /// A reference to one scheduled timer, returned by the `schedule` calls of
-/// ``EventLoop``; use it to cancel or move the timer.
+/// ``TimerEventLoop``; use it to cancel or move the timer.
 ///
 /// A handle is a small value (the loop's scheduler and a 64-bit timer id).
 /// Copies refer to the same timer. Once the timer has ended (a one-shot fired,

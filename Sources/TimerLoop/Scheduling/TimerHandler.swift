@@ -15,14 +15,14 @@
 public protocol TimerHandler: AnyObject, Sendable {
   /// Called on the loop's thread when a timer of this handler fires, with the
   /// tag it was made with. Inside the call the loop's timer calls
-  /// (``EventLoop/arm(_:at:)`` and friends) act at once.
+  /// (``TimerEventLoop/arm(_:at:)`` and friends) act at once.
   func timerFired(tag: UInt64)
 }
 
 /// Names one handler timer (``TimerHandler``): an 8-byte value, with no
 /// reference to the loop, so storing and copying it costs no reference
-/// counting. Pass it to the loop that made it: ``EventLoop/arm(_:at:)``,
-/// ``EventLoop/disarm(_:)``, ``EventLoop/invalidate(_:)``.
+/// counting. Pass it to the loop that made it: ``TimerEventLoop/arm(_:at:)``,
+/// ``TimerEventLoop/disarm(_:)``, ``TimerEventLoop/invalidate(_:)``.
 ///
 /// Once its timer has ended (a one-shot fired or was disarmed, a kept timer
 /// was invalidated, or the loop shut down) every call with the key does
@@ -39,7 +39,7 @@ public struct TimerKey: Hashable, Sendable {
   }
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   // The calls that make a handler timer are inlinable for the reason the
   // calls on a key (below) are.
 

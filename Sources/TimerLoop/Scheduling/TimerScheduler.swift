@@ -5,7 +5,7 @@ import Synchronization
 /// The timer and task state of one loop, and every operation on it: the one
 /// implementation shared by ``EpollEventLoop`` and ``VirtualEventLoop``, which
 /// differ only in where "now" comes from and how they wait. You never create
-/// one; reach it through ``EventLoop/scheduler``.
+/// one; reach it through ``TimerEventLoop/scheduler``.
 ///
 /// Ground rules:
 /// - The timer table (`TimerTable`) belongs to the loop's thread. Calls made
@@ -141,11 +141,11 @@ public final class TimerScheduler: @unchecked Sendable {
   private(set) var actorExecutor: LoopActorExecutor!
   /// Told of every pass (``passDidEnd(_:start:end:wokeUp:delegate:)``); fixed at creation.
   let metricsDelegate: (any EventLoopMetricsDelegate)?
-  /// Behind ``EventLoop/stats``.
+  /// Behind ``TimerEventLoop/stats``.
   let counters = LoopCounters()
   /// When the previous pass ended, for ``EventLoopPassInfo/asleep``. Loop thread only.
   var lastPassEnd: Deadline
-  /// Tasks suspended in a sleep on this loop (``EventLoop/sleepingTaskCount``).
+  /// Tasks suspended in a sleep on this loop (``TimerEventLoop/sleepingTaskCount``).
   let sleepingTasks = SleepingTasks()
 
   init(
@@ -272,7 +272,7 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   /// Adds a closure one-shot at `deadline`. Behind the inlinable
-  /// ``EventLoop/schedule(at:_:)-(Deadline,_)``, which reaches the scheduler
+  /// ``TimerEventLoop/schedule(at:_:)-(Deadline,_)``, which reaches the scheduler
   /// without a protocol witness and makes the handle itself.
   @usableFromInline
   func schedule(
@@ -283,7 +283,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// Adds a handler timer: a one-shot at `deadline`, or a kept timer,
   /// disarmed, for `nil`. Behind the inlinable handler calls of
-  /// ``EventLoop``, so that they reach the scheduler without a protocol witness.
+  /// ``TimerEventLoop``, so that they reach the scheduler without a protocol witness.
   @usableFromInline
   func schedule(
     handler: consuming any TimerHandler, tag: UInt64, at deadline: Deadline?

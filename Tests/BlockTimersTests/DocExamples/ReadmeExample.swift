@@ -26,7 +26,7 @@ func countdownExample(report: @escaping @Sendable (String) -> Void) throws {
 
 /// README, Clocks: a boot-time lease, wall-clock dates and a wall-clock `BlockTimer`.
 func clocksExample(
-  loop: any EventLoop, alarm: Date, renewLease: @escaping @Sendable () -> Void,
+  loop: any TimerEventLoop, alarm: Date, renewLease: @escaping @Sendable () -> Void,
   remind: @escaping @Sendable () -> Void, rotateLogs: @escaping @Sendable () -> Void,
   ring: @escaping @Sendable () -> Void
 ) async throws {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// ``EventLoopContinuousClock`` and ``EventLoop/sleep(until:)-(ContinuousClock.Instant)``:
+/// ``EventLoopContinuousClock`` and ``TimerEventLoop/sleep(until:)-(ContinuousClock.Instant)``:
 /// sleeps on the loop's boot time, which counts time suspended; cancelled and
 /// shut down as the monotonic sleeps are.
 @Suite(.timeLimit(.minutes(1))) struct ContinuousClockTests {

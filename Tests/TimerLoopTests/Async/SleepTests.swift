@@ -6,7 +6,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// ``EventLoop/sleep(until:)`` and its forms: never early, one timer, and
+/// ``TimerEventLoop/sleep(until:)`` and its forms: never early, one timer, and
 /// exactly one resumption whether the timer fires, the task is cancelled or
 /// the loop shuts down.
 @Suite(.timeLimit(.minutes(2))) struct SleepTests {

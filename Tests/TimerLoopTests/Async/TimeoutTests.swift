@@ -2,7 +2,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// ``EventLoop/withDeadline(_:operation:)`` and `withTimeout`: the result or
+/// ``TimerEventLoop/withDeadline(_:operation:)`` and `withTimeout`: the result or
 /// a timeout, one timer, gone when the call returns.
 @Suite(.timeLimit(.minutes(1))) struct TimeoutTests {
   @Test func theOperationsResultIsReturnedWhenItFinishesFirst() async throws {

@@ -7,7 +7,7 @@ import Testing
 @testable import TimerLoop
 
 /// Timers on the boot-time clock (`CLOCK_BOOTTIME`): the rules of
-/// ``EventLoop`` on both loops, and suspend on the virtual one.
+/// ``TimerEventLoop`` on both loops, and suspend on the virtual one.
 @Suite struct BootTimeTests {
   @Test(arguments: LoopKind.allCases)
   func aBootTimerFiresAtItsInstantNeverBefore(kind: LoopKind) throws {

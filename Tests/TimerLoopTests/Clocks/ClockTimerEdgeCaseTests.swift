@@ -170,10 +170,10 @@ import Testing
 /// Schedules a boot-time and a wall-clock timer on its loop from `deinit`.
 private final class SchedulesOnDeinit: Sendable {
   let name: String
-  let loop: any EventLoop
+  let loop: any TimerEventLoop
   let log: EventLog<String>
 
-  init(_ name: String, on loop: any EventLoop, log: EventLog<String>) {
+  init(_ name: String, on loop: any TimerEventLoop, log: EventLog<String>) {
     (self.name, self.loop, self.log) = (name, loop, log)
   }
 

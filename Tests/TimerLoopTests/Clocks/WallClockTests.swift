@@ -6,7 +6,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// Timers on the wall clock (`CLOCK_REALTIME`): the rules of ``EventLoop``
+/// Timers on the wall clock (`CLOCK_REALTIME`): the rules of ``TimerEventLoop``
 /// on both loops, and clock changes on the virtual one (and, through the
 /// fault seam, the real one's `ECANCELED`).
 @Suite struct WallClockTests {

@@ -48,7 +48,7 @@ func readmeVirtualLoop() throws {
 }
 
 /// Handler timers, on any loop.
-func readmeHandlerTimers(loop: any EventLoop) throws {
+func readmeHandlerTimers(loop: any TimerEventLoop) throws {
   final class IdleTimeouts: TimerHandler {
     func timerFired(tag: UInt64) { print("connection \(tag) idle") }   // on the loop thread
   }
@@ -69,7 +69,7 @@ func readmeHandlerTimers(loop: any EventLoop) throws {
 
 /// "Using the loop in a server", for a connected socket `fd`.
 func readmeServer(fd: CInt) throws {
-  let group = try EventLoopGroup()                 // one loop per core, each on its own thread
+  let group = try EpollEventLoopGroup()                 // one loop per core, each on its own thread
   let loop = group.next()                          // round-robin
   try loop.execute {
     // On the loop thread, for a connected non-blocking socket `fd`:

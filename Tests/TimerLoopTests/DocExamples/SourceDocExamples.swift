@@ -11,9 +11,9 @@ func epollEventLoopExample() throws {
   loop.shutdown()
 }
 
-/// `EventLoopGroup`.
+/// `EpollEventLoopGroup`.
 func eventLoopGroupExample() throws {
-  let group = try EventLoopGroup()
+  let group = try EpollEventLoopGroup()
   let loop = group.next()          // round-robin, from any thread
   try loop.schedule(after: .seconds(30)) { print("on one of the group's threads") }
   group.shutdown()                 // every loop, waiting for each to stop
@@ -61,7 +61,7 @@ enum IsolatedEventLoopExample {
 }
 
 /// `EventLoopClock`, retrying a connection.
-func eventLoopClockExample(loop: any EventLoop, connect: () async throws -> Void) async throws {
+func eventLoopClockExample(loop: any TimerEventLoop, connect: () async throws -> Void) async throws {
   func retry<C: Clock<Duration>>(on clock: C, _ attempt: () async throws -> Void) async throws {
     for backoff in [Duration.milliseconds(100), .milliseconds(200), .milliseconds(400)] {
       do { return try await attempt() } catch { try await clock.sleep(for: backoff) }
@@ -72,7 +72,7 @@ func eventLoopClockExample(loop: any EventLoop, connect: () async throws -> Void
 }
 
 /// `EventLoopContinuousClock`, waiting out an expiry.
-func eventLoopContinuousClockExample(loop: any EventLoop) async throws {
+func eventLoopContinuousClockExample(loop: any TimerEventLoop) async throws {
   let clock = loop.continuousClock
   let expiry = clock.now.advanced(by: .seconds(600))
   try await clock.sleep(until: expiry)  // 10 minutes, time suspended included
@@ -81,7 +81,7 @@ func eventLoopContinuousClockExample(loop: any EventLoop) async throws {
 /// `ticks(every:tolerance:policy:)`.
 enum TicksExample {
   static func report(at tick: Deadline) {}
-  static func example(loop: any EventLoop) async {
+  static func example(loop: any TimerEventLoop) async {
     for await tick in loop.ticks(every: .seconds(1)) {
       report(at: tick)  // a slow report drops ticks (.skip) instead of queueing them
     }

@@ -17,7 +17,7 @@ enum LoopKind: CaseIterable, CustomTestStringConvertible, Sendable {
 /// every timer due before or at the same deadline, and then for one more pass,
 /// so that zero-delay work those timers added has run too.
 final class LoopHarness: Sendable {
-  let loop: any EventLoop
+  let loop: any TimerEventLoop
   let kind: LoopKind
 
   init(_ kind: LoopKind) throws {
@@ -104,7 +104,7 @@ func holdLoopThread(_ loop: EpollEventLoop) throws -> DispatchSemaphore {
 /// Runs `body` on `loop`'s thread (a virtual loop is run on this one), waits
 /// for it with a generous bound, and returns its result or rethrows its error.
 @discardableResult
-func onLoop<T: Sendable>(_ loop: any EventLoop, _ body: @escaping @Sendable () throws -> T) throws
+func onLoop<T: Sendable>(_ loop: any TimerEventLoop, _ body: @escaping @Sendable () throws -> T) throws
   -> T
 {
   let done = DispatchSemaphore(value: 0)

@@ -10,10 +10,10 @@
 /// The first one opens a second timerfd (`timerfd_create(2)` with
 /// `CLOCK_BOOTTIME`, armed with `TFD_TIMER_ABSTIME`) in the loop's epoll set;
 /// a loop that never schedules one has no such descriptor and makes no
-/// extra system call. Otherwise they follow the rules of ``EventLoop``:
+/// extra system call. Otherwise they follow the rules of ``TimerEventLoop``:
 /// never early (the loop reads the boot-time clock before each call), FIFO
 /// among equal deadlines, passes, and shutdown.
-extension EventLoop {
+extension TimerEventLoop {
   /// The loop's boot-time clock now: `ContinuousClock.now` on an
   /// ``EpollEventLoop`` (both read `CLOCK_BOOTTIME`); on a
   /// ``VirtualEventLoop``, its virtual monotonic time plus the time

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct EventLoopGroupTests {
   @Test func nextGoesRoundRobinAndEachLoopRunsOnItsOwnThread() throws {
-    let group = try EventLoopGroup(count: 3)
+    let group = try EpollEventLoopGroup(count: 3)
     defer { group.shutdown() }
     #expect(group.loops.count == 3)
     let picked = (0..<6).map { _ in group.next() }
@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func currentIsTheGroupsLoopOnItsThreadAndNilElsewhere() throws {
-    let group = try EventLoopGroup(count: 2)
+    let group = try EpollEventLoopGroup(count: 2)
     defer { group.shutdown() }
     let other = try EpollEventLoop.startOnNewThread()
     defer { other.shutdown() }
@@ -46,7 +46,7 @@ import Testing
   }
 
   @Test func shutdownStopsEveryLoopAndReleasesTheirTimers() throws {
-    let group = try EventLoopGroup(count: 2)
+    let group = try EpollEventLoopGroup(count: 2)
     weak var weakCanary: Canary?
     try {
       let canary = Canary()
@@ -64,7 +64,7 @@ import Testing
   /// Two loops of a group shutting the group down at the same moment must
   /// not wait for each other.
   @Test func shutdownFromTwoOfItsOwnLoopsAtOnceDoesNotDeadlock() throws {
-    let group = try EventLoopGroup(count: 2)
+    let group = try EpollEventLoopGroup(count: 2)
     let start = DispatchSemaphore(value: 0)
     let entered = DispatchSemaphore(value: 0)
     let returned = DispatchGroup()
@@ -90,7 +90,7 @@ import Testing
   }
 
   @Test func aGroupHasAtLeastOneLoop() throws {
-    let group = try EventLoopGroup(count: 0)
+    let group = try EpollEventLoopGroup(count: 0)
     defer { group.shutdown() }
     #expect(group.loops.count == 1)
   }

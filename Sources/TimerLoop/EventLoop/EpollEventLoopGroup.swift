@@ -6,12 +6,12 @@ import Synchronization
 /// (SwiftNIO's `MultiThreadedEventLoopGroup`).
 ///
 /// ```swift
-/// let group = try EventLoopGroup()
+/// let group = try EpollEventLoopGroup()
 /// let loop = group.next()          // round-robin, from any thread
 /// try loop.schedule(after: .seconds(30)) { print("on one of the group's threads") }
 /// group.shutdown()                 // every loop, waiting for each to stop
 /// ```
-public final class EventLoopGroup: Sendable {
+public final class EpollEventLoopGroup: Sendable {
   /// The loops, in creation order. Each runs on its own thread until ``shutdown()``.
   public let loops: [EpollEventLoop]
   private let nextIndex = Atomic<Int>(0)
@@ -29,7 +29,7 @@ public final class EventLoopGroup: Sendable {
   /// - Throws: ``SystemError`` if a loop cannot be started; the loops
   ///   already started are shut down first.
   public init(
-    count: Int = EventLoopGroup.coreCount, leeway: TimeAmount = EpollEventLoop.defaultLeeway,
+    count: Int = EpollEventLoopGroup.coreCount, leeway: TimeAmount = EpollEventLoop.defaultLeeway,
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) {
     var loops: [EpollEventLoop] = []

@@ -20,8 +20,8 @@ import Foundation
 /// Never early against the wall clock: the loop reads it again just before
 /// each call, and a timer whose date is still ahead (the clock was set back
 /// meanwhile) waits for it instead. Otherwise these timers follow the rules
-/// of ``EventLoop``: FIFO among equal dates, passes, shutdown.
-extension EventLoop {
+/// of ``TimerEventLoop``: FIFO among equal dates, passes, shutdown.
+extension TimerEventLoop {
   /// The loop's wall clock now: the system's (`CLOCK_REALTIME`, as `Date()`)
   /// on an ``EpollEventLoop``; on a ``VirtualEventLoop``, a virtual one that
   /// starts at the system's reading when the loop is made, in whole seconds

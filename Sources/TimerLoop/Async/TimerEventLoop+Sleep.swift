@@ -1,10 +1,10 @@
-extension EventLoop {
+extension TimerEventLoop {
   /// Suspends the calling task until `deadline` on the loop's monotonic clock
   /// (a ``VirtualEventLoop``'s virtual clock) or later, without blocking any
   /// thread: the task is resumed by a one-shot timer on this loop and then
   /// continues on its own executor (the loop thread only runs the timer).
   ///
-  /// Never resumes before `deadline`: the timer follows ``EventLoop``'s
+  /// Never resumes before `deadline`: the timer follows ``TimerEventLoop``'s
   /// never-early rule. A deadline in the past resumes in the loop's next
   /// pass; ``Deadline/distantFuture`` never resumes by itself. Costs one timer
   /// (O(1) amortised) and, while suspended, two small objects: the sleep's

@@ -1,4 +1,4 @@
-extension EventLoop {
+extension TimerEventLoop {
   /// Runs `operation` in a child task and returns its result, or cancels it
   /// when `deadline` (on the loop's monotonic clock) passes first and throws
   /// ``TimerLoopError/timedOut``.
@@ -80,7 +80,7 @@ extension EventLoop {
   }
 }
 
-/// How one child of ``EventLoop/withDeadline(_:operation:)`` ended.
+/// How one child of ``TimerEventLoop/withDeadline(_:operation:)`` ended.
 private enum DeadlineRace<Value: Sendable>: Sendable {
   case operationEnded(Result<Value, any Error>)
   case deadlinePassed

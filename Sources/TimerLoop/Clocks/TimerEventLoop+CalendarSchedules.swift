@@ -13,7 +13,7 @@ import Foundation
 /// date from its rule at the current time, so dates a jump skipped are never
 /// replayed, and a jump back does not leave it waiting for a date computed
 /// before the jump.
-extension EventLoop {
+extension TimerEventLoop {
   /// Runs `body` on the loop's thread at `first` on the wall clock, then at
   /// each date `nextDate` gives, until cancelled or until `nextDate`
   /// returns `nil`.

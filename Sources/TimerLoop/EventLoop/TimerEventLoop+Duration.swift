@@ -4,7 +4,7 @@
 /// then behaves exactly as the ``TimeAmount`` form. They are disfavoured, so an
 /// expression both types can spell (`.milliseconds(100) * 2`, `.zero`) means a
 /// ``TimeAmount``.
-extension EventLoop {
+extension TimerEventLoop {
   /// `Duration` form of ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``: runs
   /// `body` at `first` and then every `interval` (raised to at least 0.1 ms).
   @_disfavoredOverload @discardableResult
@@ -59,13 +59,13 @@ extension EpollEventLoop {
   }
 }
 
-extension EventLoopGroup {
+extension EpollEventLoopGroup {
   /// `Duration` form of ``init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)``.
   ///
   /// - Throws: ``SystemError`` as ``init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` does.
   @_disfavoredOverload
   public convenience init(
-    count: Int = EventLoopGroup.coreCount, leeway: Duration,
+    count: Int = EpollEventLoopGroup.coreCount, leeway: Duration,
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) {
     try self.init(count: count, leeway: TimeAmount(leeway), metricsDelegate: metricsDelegate)

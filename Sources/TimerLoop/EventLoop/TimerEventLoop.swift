@@ -25,8 +25,8 @@
 ///   reach a loop: ``TimeAmount/init(seconds:)`` throws for it.
 /// - **Shutdown.** ``shutdown()`` releases every pending closure; later calls
 ///   that add work throw ``TimerLoopError/shutdown``.
-public protocol EventLoop: AnyObject, Sendable {
-  /// The loop's timer and task state. Opaque: use the methods of ``EventLoop``.
+public protocol TimerEventLoop: AnyObject, Sendable {
+  /// The loop's timer and task state. Opaque: use the methods of ``TimerEventLoop``.
   var scheduler: TimerScheduler { get }
 
   /// Stops the loop and releases every pending timer and task closure.
@@ -34,7 +34,7 @@ public protocol EventLoop: AnyObject, Sendable {
   func shutdown()
 }
 
-extension EventLoop {
+extension TimerEventLoop {
   /// The loop's current time on the monotonic clock (a ``VirtualEventLoop``'s
   /// own clock). Deadlines for relative delays are computed from it.
   public var now: Deadline { scheduler.now }
