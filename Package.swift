@@ -35,7 +35,8 @@ let package = Package(
     ),
     .executableTarget(
       name: "keepalive-server",
-      dependencies: ["TimerLoop"]
+      dependencies: ["TimerLoop"],
+      exclude: ["README.md"]
     ),
     .testTarget(
       name: "TimerLoopTests",
