@@ -1,3 +1,5 @@
+import Foundation
+
 extension TimerEventLoop {
   /// Suspends the calling task until `deadline` on the loop's monotonic clock
   /// (a ``VirtualEventLoop``'s virtual clock) or later, without blocking any
@@ -73,6 +75,60 @@ extension TimerEventLoop {
   @_disfavoredOverload
   public func sleep(for duration: Duration) async throws {
     try await sleep(for: TimeAmount(duration))
+  }
+
+  /// Suspends the calling task for `duration` from ``now``, or up to
+  /// `tolerance` later, so that sleeps due close together share one
+  /// wake-up: the `Clock` protocol's `sleep(for:tolerance:)`, on the loop's
+  /// monotonic clock (``clock``'s sleep, so a ``VirtualEventLoop`` runs it on
+  /// virtual time).
+  ///
+  /// The deadline `now + duration` is rounded up to a multiple of the
+  /// largest power of two nanoseconds not above `tolerance` (10 ms: an
+  /// 8.39 ms grid), so it ends less than `tolerance` late and never early;
+  /// `nil`, zero, negative and sub-2 ns tolerances leave the deadline as it
+  /// is, as does a deadline rounding would carry past
+  /// ``Deadline/distantFuture``. The loop's own leeway comes on top, as for
+  /// every timer. A zero or negative `duration` resumes in the loop's next
+  /// pass (or on the grid point after it); both durations are rounded up to
+  /// whole nanoseconds, saturating.
+  ///
+  /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
+  ///   ``sleep(until:)-(Deadline)`` does.
+  /// - Complexity: one timer, as ``sleep(until:)-(Deadline)``.
+  public func sleep(for duration: Duration, tolerance: Duration?) async throws {
+    try await clock.sleep(for: max(duration, .zero), tolerance: tolerance)
+  }
+
+  /// Suspends the calling task until the loop's wall clock
+  /// (``wallClockNow``: `CLOCK_REALTIME`, as `Date()` reads it) reaches
+  /// `date`, or later, without blocking any thread: a one-shot wall-clock
+  /// timer of this loop (``schedule(at:_:)-(Date,_)``) resumes the task,
+  /// which then continues on its own executor.
+  ///
+  /// Follows changes of the wall clock: set forward past `date`, the task
+  /// resumes in the loop's next pass; set back, it waits until the clock
+  /// reaches `date` again (a monotonic sleep would do neither). Time the
+  /// machine spends suspended counts. A past date (`Date.distantPast`
+  /// included) resumes in the next pass; a date beyond 2262, infinite or NaN
+  /// (`Date.distantFuture` included) never resumes by itself. `date` is
+  /// rounded up to whole nanoseconds, so the sleep never ends before it.
+  /// Costs one wall-clock timer (O(log n) for n of them on the loop) and,
+  /// while suspended, the same two small objects as
+  /// ``sleep(until:)-(Deadline)``; it counts in ``sleepingTaskCount``.
+  ///
+  /// Disfavoured, so that `.distantPast` and `.distantFuture` without a type
+  /// keep meaning ``Deadline``: pass a `Date` value.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled, before or
+  ///   during the sleep (the timer is cancelled at once);
+  ///   ``TimerLoopError/shutdown`` if the loop is, or gets, shut down first.
+  ///   Exactly one of these outcomes, or the return, ends each call.
+  @_disfavoredOverload
+  public func sleep(until date: Date) async throws {
+    try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
+      try schedule(at: date, alarm)
+    }
   }
 
   /// How many tasks are suspended in a sleep on this loop: ``sleep(until:)-(Deadline)``

@@ -94,6 +94,35 @@ import Testing
     #expect(woke.all == [grid, grid])
   }
 
+  @Test func theLoopsSleepForWithToleranceSharesTheClocksGridAndNeverEndsEarly() async throws {
+    let loop = VirtualEventLoop(start: Deadline(uptimeNanoseconds: 1 << 30))
+    let start = loop.now
+    func sleeper(_ duration: Duration, _ tolerance: Duration?) -> Task<Deadline, any Error> {
+      Task {
+        try await loop.sleep(for: duration, tolerance: tolerance)
+        return loop.now
+      }
+    }
+    let (negative, exact) = (
+      sleeper(.milliseconds(-3), .milliseconds(10)), sleeper(.milliseconds(1), nil)
+    )
+    let shared = [
+      sleeper(.milliseconds(1), .milliseconds(10)), sleeper(.milliseconds(3), .milliseconds(10)),
+    ]
+    await loop.waitForSleepingTasks(atLeast: 4)
+    // The negative duration sleeps from now, which is on the grid already.
+    loop.run()
+    #expect(try await negative.value == start)
+    loop.advanceTime(by: .milliseconds(1))
+    #expect(try await exact.value == start + .milliseconds(1))
+    // 1 ms and 3 ms move to the same point of the 8.39 ms (2^23 ns) grid.
+    let grid = Deadline(uptimeNanoseconds: (1 << 30) + (1 << 23))
+    loop.advanceTime(to: Deadline(uptimeNanoseconds: grid.uptimeNanoseconds - 1))
+    #expect(loop.sleepingTaskCount == 2)
+    loop.advanceTime(to: grid)
+    for sleeper in shared { #expect(try await sleeper.value == grid) }
+  }
+
   @Test func sleepForOnTheClockUsesTheLoopsTimers() async throws {
     let loop = VirtualEventLoop()
     let clock: any Clock<Duration> = loop.clock
