@@ -6,8 +6,24 @@
 /// slow consumer never accumulates ticks (O(1) memory whatever the delay).
 /// Each `next()` that has to wait sleeps on one timer of the loop
 /// (``TimerEventLoop/sleep(until:)-(Deadline)``); between ticks no timer exists. A tick asked
-/// for after its grid point is delivered at once, and the ticks after it
-/// follow the sequence's ``MissedTickBehavior``.
+/// for after its grid point is delivered at once.
+///
+/// Missed ticks are tokio's (`Interval::poll_tick`): when a tick is
+/// delivered more than 5 ms after it was due, because the loop fired its
+/// timer late or the consumer asked late, that tick is missed and the
+/// sequence's ``MissedTickBehavior`` sets the next one from the time of
+/// delivery; a tick delivered up to 5 ms late is on time, and the next one
+/// is one interval after it. Where this differs from tokio's `Interval`,
+/// and why:
+/// - The first tick is one interval after iteration begins (tokio's
+///   `interval_at(now + period, period)`; its `interval` ticks at once), as
+///   Apple's `Timer` and swift-async-algorithms' `AsyncTimerSequence` do.
+/// - ``MissedTickBehavior/skip`` is the default (tokio's is `Burst`), as
+///   Apple's `Timer` keeps to its grid.
+/// - A tick due with a tolerance is due at its delayed deadline (see
+///   ``TimerEventLoop/ticks(every:tolerance:policy:)-(TimeAmount,_,_)``), so
+///   lateness the tolerance allows is not counted; tokio has no tolerance.
+/// - A zero or tiny interval is raised to 0.1 ms instead of panicking.
 ///
 /// Iteration ends (`next()` returns `nil`) when the consuming task is
 /// cancelled (a pending sleep's timer is cancelled at once) or the loop is
@@ -39,19 +55,27 @@ public struct TickSequence: AsyncSequence, Sendable {
     var nextTick: Deadline
     var ended = false
 
-    /// The next tick's grid point: at once if it has passed, otherwise once
-    /// the loop reaches it (or up to the tolerance later). `nil` once the
-    /// task is cancelled or the loop shut down.
+    /// The next tick's grid point: at once if it is due, otherwise once the
+    /// loop reaches it (or up to the tolerance later). `nil` once the task is
+    /// cancelled or the loop shut down.
+    ///
+    /// As tokio's `Interval::poll_tick`, the tick after this one is set when
+    /// this one is delivered: one interval on if it is delivered at most
+    /// ``missedAfter`` after it was due, by the ``MissedTickBehavior``
+    /// otherwise, whether the loop or the consumer made it late.
     public mutating func next() async -> Deadline? {
       guard !ended, !Task.isCancelled, !sequence.loop.scheduler.isShutdown else { return end() }
       let tick = nextTick
-      let now = sequence.loop.now
-      guard tick <= now else {
+      let due = tick.delayed(within: sequence.tolerance)
+      if due > sequence.loop.now {
         do {
-          try await sequence.loop.sleep(until: tick.delayed(within: sequence.tolerance))
+          try await sequence.loop.sleep(until: due)
         } catch {
           return end()  // cancelled or shut down
         }
+      }
+      let now = sequence.loop.now
+      guard now > due + Self.missedAfter else {
         nextTick = tick + sequence.interval
         return tick
       }
@@ -62,6 +86,12 @@ public struct TickSequence: AsyncSequence, Sendable {
       }
       return tick
     }
+
+    /// How late a tick may be delivered and still count as on time: tokio's
+    /// 5 ms, so that a consumer or a loop a little slow once does not move
+    /// the grid under ``MissedTickBehavior/delay`` or drop a tick under
+    /// ``MissedTickBehavior/skip``.
+    static let missedAfter = TimeAmount.milliseconds(5)
 
     private mutating func end() -> Deadline? {
       ended = true
