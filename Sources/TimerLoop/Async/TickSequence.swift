@@ -61,7 +61,7 @@ public struct TickSequence: AsyncSequence, Sendable {
     ///
     /// As tokio's `Interval::poll_tick`, the tick after this one is set when
     /// this one is delivered: one interval on if it is delivered at most
-    /// ``missedAfter`` after it was due, by the ``MissedTickBehavior``
+    /// 5 ms after it was due, by the ``MissedTickBehavior``
     /// otherwise, whether the loop or the consumer made it late.
     public mutating func next() async -> Deadline? {
       guard !ended, !Task.isCancelled, !sequence.loop.scheduler.isShutdown else { return end() }
