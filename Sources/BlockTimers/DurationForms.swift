@@ -194,7 +194,8 @@ extension WeakTargetTimer {
   public static func scheduledTimer(
     withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
-    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable () -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
       withTimeInterval: interval.timeInterval, target: target, repeats: repeats,
@@ -208,11 +209,25 @@ extension WeakTargetTimer {
     withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
-    action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable (BlockTimer) -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
       withTimeInterval: interval.timeInterval, target: target, repeats: repeats,
       userInfo: userInfo, on: loop, deliveringOn: queue, action: action)
+  }
+
+  /// `Duration` form of the factory whose action is isolated to the main
+  /// actor, ``WeakTargetTimer/scheduledTimer(withTimeInterval:target:repeats:userInfo:on:deliveringOn:action:)-(TimeInterval,_,_,_,_,MainActor.Type,_)``.
+  @_disfavoredOverload
+  public static func scheduledTimer(
+    withTimeInterval interval: Duration, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
+    deliveringOn mainActor: MainActor.Type,
+    action: @escaping @MainActor @Sendable (Target) -> Void
+  ) -> WeakTargetTimer {
+    scheduledTimer(
+      withTimeInterval: interval.timeInterval, target: target, repeats: repeats,
+      userInfo: userInfo, on: loop, deliveringOn: mainActor, action: action)
   }
 
   /// `Duration` form of JCAutoInvalidateTimer's block form, whose action
@@ -246,7 +261,8 @@ extension WeakTargetTimer {
   public static func scheduledTimer(
     fireTime: Duration, interval: Duration, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
-    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable () -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
       fireTime: fireTime.timeInterval, interval: interval.timeInterval, target: target,
@@ -260,7 +276,7 @@ extension WeakTargetTimer {
     fireTime: Duration, interval: Duration, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
-    action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable (BlockTimer) -> Void
   ) -> WeakTargetTimer {
     scheduledTimer(
       fireTime: fireTime.timeInterval, interval: interval.timeInterval, target: target,

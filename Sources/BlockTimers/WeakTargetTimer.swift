@@ -41,8 +41,12 @@ import TimerLoop
 /// the timer is invalidated at once when its loop shuts down.
 ///
 /// `Target` must be `Sendable` because the action runs on the loop's thread.
-/// For a `@MainActor` target, deliver on `.main` and call it with
-/// `MainActor.assumeIsolated { ... }` inside the action.
+/// Isolation is kept: a closure action is nonisolated (the compiler rejects
+/// one that calls a `@MainActor` method), a method reference runs on the
+/// actor its method is isolated to (`action: Owner.tick` on a `@MainActor`
+/// class runs on the main actor), and
+/// ``scheduledTimer(withTimeInterval:target:repeats:userInfo:on:deliveringOn:action:)-(TimeInterval,_,_,_,_,MainActor.Type,_)``
+/// takes a `@MainActor` closure.
 public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// The underlying timer: ``BlockTimer/fireDate``, ``BlockTimer/tolerance``,
   /// ``BlockTimer/userInfo`` and the rest are there.
@@ -152,15 +156,26 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
 
   /// The same, with a method reference, the Swift spelling of a target/selector pair:
   /// `action: Owner.tick`.
+  ///
+  /// The method runs where it is isolated: a nonisolated method on the
+  /// loop's thread (or `queue`), during the timer's callback; a method
+  /// isolated to an actor, such as one of a `@MainActor` class, on that
+  /// actor, as a task the callback starts (`Task.immediate`) and does not
+  /// wait for, so a call still waiting for its actor when the next tick
+  /// comes is followed by another. The method's isolation is read from the
+  /// reference itself (`@isolated(any)`): Swift converts a reference to an
+  /// isolated method into a nonisolated function type without an error, and
+  /// the method then ran off its actor.
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
-    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable () -> Void
   ) -> WeakTargetTimer {
     make(
       target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
       queue: queue
-    ) { target, _ in action(target)() }
+    ) { target, _ in call(action(target)) }
   }
 
   /// The same, with an action that also receives the timer, as a selector
@@ -168,16 +183,59 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   /// `func tick(_ timer: BlockTimer)`. The timer is the underlying
   /// ``BlockTimer`` (the object ``timer`` returns), so the action can read its
   /// ``BlockTimer/userInfo`` or ``BlockTimer/fireDate``, or invalidate it.
+  /// The method runs where it is isolated, as for `action: Owner.tick`.
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
-    action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable (BlockTimer) -> Void
   ) -> WeakTargetTimer {
     make(
       target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
       queue: queue
-    ) { target, timer in action(target)(timer) }
+    ) { target, timer in call(action(target), with: timer) }
+  }
+
+  /// Apple's `scheduledTimer(withTimeInterval:repeats:block:)` shape for a
+  /// `@MainActor` owner: `action` is isolated to the main actor, so it calls
+  /// the owner's methods with no `@unchecked Sendable`. Each call is
+  /// delivered through `DispatchQueue.main`, as
+  /// ``BlockTimer/scheduledTimer(withTimeInterval:repeats:on:deliveringOn:block:)-(TimeInterval,_,_,_,_)``
+  /// delivers, with the same requirement that the main thread service the
+  /// main queue; a repeating timer whose previous call still waits there
+  /// skips the tick.
+  ///
+  /// ```swift
+  /// @MainActor final class Dashboard {
+  ///   var refresh: WeakTargetTimer<Dashboard>?
+  ///   func start() {
+  ///     refresh = WeakTargetTimer.scheduledTimer(
+  ///       withTimeInterval: 5, target: self, deliveringOn: MainActor.self
+  ///     ) { dashboard in dashboard.reload() }
+  ///   }
+  ///   func reload() {}
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - interval: seconds between calls, and before the first; ≤ 0 becomes
+  ///     0.0001, NaN gives an invalid timer.
+  ///   - target: held weakly; passed to `action` while it lives.
+  ///   - repeats: `false` for a single call.
+  ///   - userInfo: returned by the timer's ``BlockTimer/userInfo``.
+  ///   - loop: `nil` picks ``DefaultLoop/current``.
+  ///   - mainActor: `MainActor.self`.
+  ///   - action: receives the target, on the main actor.
+  public static func scheduledTimer(
+    withTimeInterval interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
+    deliveringOn mainActor: MainActor.Type,
+    action: @escaping @MainActor @Sendable (Target) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, interval: interval, repeats: repeats, userInfo: userInfo, loop: loop,
+      queue: .main
+    ) { target, _ in MainActor.assumeIsolated { action(target) } }
   }
 
   /// JCAutoInvalidateTimer's block form: the action also receives the
@@ -209,30 +267,46 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
     ) { target, _ in action(target) }
   }
 
-  /// YVTimer's form with a method reference (`action: Owner.tick`).
-  public static func scheduledTimer(
-    fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
-    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
-    deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> () -> Void
-  ) -> WeakTargetTimer {
-    scheduledTimer(
-      fireTime: fireTime, interval: interval, target: target, repeats: repeats, userInfo: userInfo,
-      on: loop, deliveringOn: queue
-    ) { target in action(target)() }
-  }
-
-  /// YVTimer's form with a method that receives the timer, as YVProxy forwards
-  /// `-tick:(NSTimer *)timer`: `action: Owner.tick(_:)` for a method
-  /// `func tick(_ timer: BlockTimer)`, called with the underlying ``BlockTimer``.
+  /// YVTimer's form with a method reference (`action: Owner.tick`), which
+  /// runs where it is isolated, as for the interval form's method reference.
   public static func scheduledTimer(
     fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
     userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil,
-    action: @escaping @Sendable (Target) -> (BlockTimer) -> Void
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable () -> Void
   ) -> WeakTargetTimer {
     make(
       target: target, fireDate: Date(timeIntervalSinceNow: fireTime), start: .delay(fireTime),
       interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue
-    ) { target, timer in action(target)(timer) }
+    ) { target, _ in call(action(target)) }
+  }
+
+  /// YVTimer's form with a method that receives the timer, as YVProxy forwards
+  /// `-tick:(NSTimer *)timer`: `action: Owner.tick(_:)` for a method
+  /// `func tick(_ timer: BlockTimer)`, called with the underlying ``BlockTimer``
+  /// where it is isolated, as for the interval form's method reference.
+  public static func scheduledTimer(
+    fireTime: TimeInterval, interval: TimeInterval, target: Target, repeats: Bool = true,
+    userInfo: (any Sendable)? = nil, on loop: (any TimerEventLoop)? = nil,
+    deliveringOn queue: DispatchQueue? = nil,
+    action: @escaping @Sendable (Target) -> @isolated(any) @Sendable (BlockTimer) -> Void
+  ) -> WeakTargetTimer {
+    make(
+      target: target, fireDate: Date(timeIntervalSinceNow: fireTime), start: .delay(fireTime),
+      interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue
+    ) { target, timer in call(action(target), with: timer) }
+  }
+
+  /// Calls a method where it is isolated: an immediate task runs a
+  /// nonisolated one on this thread before returning, and enqueues an
+  /// isolated one on its actor.
+  private static func call(_ method: @escaping @isolated(any) @Sendable () -> Void) {
+    Task.immediate { await method() }
+  }
+
+  private static func call(
+    _ method: @escaping @isolated(any) @Sendable (BlockTimer) -> Void, with timer: BlockTimer
+  ) {
+    Task.immediate { await method(timer) }
   }
 }
