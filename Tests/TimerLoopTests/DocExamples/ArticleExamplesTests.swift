@@ -26,4 +26,9 @@ import TimerLoop
     let timeout = pollTimeout(for: loop)
     #expect(timeout > 59_000 && timeout <= 60_000, "\(timeout)")
   }
+
+  @Test(.timeLimit(.minutes(1)))
+  func theRetryExampleRetriesOnceVirtualTimePassesItsPause() async throws {
+    try await AsyncAwaitArticle().onVirtualTime()
+  }
 }
