@@ -70,3 +70,16 @@ enum MainActorDebouncerExample {
     func run(query: String) {}
   }
 }
+
+/// `WeakTargetTimer`'s main-actor delivery.
+enum MainActorWeakTargetExample {
+  @MainActor final class Dashboard {
+    var refresh: WeakTargetTimer<Dashboard>?
+    func start() {
+      refresh = WeakTargetTimer.scheduledTimer(
+        withTimeInterval: 5, target: self, deliveringOn: MainActor.self
+      ) { dashboard in dashboard.reload() }
+    }
+    func reload() {}
+  }
+}
