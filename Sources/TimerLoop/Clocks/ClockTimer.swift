@@ -1,11 +1,14 @@
 import Foundation
 
 /// One timer on the boot-time or wall clock: its closure, how it repeats,
-/// and whether it may still run, behind a lock so that ``cancel()`` is exact
-/// from any thread (see ``ClockTimerHandle/cancel()``).
+/// when it is due and whether it may still run, behind a lock so that
+/// ``ClockTimerHandle/cancel()`` and ``ClockTimerHandle/reschedule(to:)-(Date)``
+/// are exact from any thread.
 ///
-/// Its deadline lives in the queue's heap entry, not here: the queue owns
-/// when a timer is due, the timer owns whether it may run.
+/// The queue's heap holds entries that point here; the timer's generation
+/// says which entry is its current one. A reschedule bumps it and adds a new
+/// entry, so the old one is skipped like a cancelled timer's, with no search
+/// of the heap (as ``ClockTimerHandle/cancel()`` is O(1)).
 final class ClockTimer: Sendable {
   /// How the timer picks its next deadline (nanoseconds on its clock) after a call.
   enum Repeat {
@@ -39,12 +42,22 @@ final class ClockTimer: Sendable {
     var hasBegun = false
     var body: Body?
     var repeats: Repeat
+    /// When the timer is due, nanoseconds on its clock: while pending, its
+    /// next call's; while running, the running call's, until a reschedule.
+    var deadline: Int64
+    /// Which heap entry is the timer's own: the others are stale.
+    var generation: UInt64 = 0
+    /// A reschedule came while the timer was running: `deadline` is its next.
+    var isRescheduled = false
   }
 
   private let state: Locked<State>
+  /// The queue the timer is in; `nil` for ``ended``.
+  weak let queue: ClockTimerQueue?
 
-  init(repeats: Repeat, body: Body) {
-    state = Locked(State(body: body, repeats: repeats))
+  init(repeats: Repeat, body: Body, deadline: Int64 = 0, queue: ClockTimerQueue? = nil) {
+    state = Locked(State(body: body, repeats: repeats, deadline: deadline))
+    self.queue = queue
   }
 
   /// A timer that was over before it began (a schedule no date matches).
@@ -53,6 +66,43 @@ final class ClockTimer: Sendable {
     timer.end()
     return timer
   }
+
+  /// Whether the heap entry of `generation` is the timer's own and the
+  /// timer may still run: a stale or ended entry is dropped.
+  func isCurrent(_ generation: UInt64) -> Bool {
+    state.withLock { $0.phase == .pending && $0.generation == generation }
+  }
+
+  /// When the timer is due (see ``State/deadline``), or `nil` once ended.
+  var deadline: Int64? {
+    state.withLock { $0.phase == .ended ? nil : $0.deadline }
+  }
+
+  /// Moves the timer to `deadline`. Returns the generation of the heap
+  /// entry to add for a pending timer; `nil` if there is none to add: the
+  /// timer ended, or it is running and ``finish(next:)`` will queue it, or
+  /// (given `generation`) its heap entry is no longer that one.
+  func move(to deadline: Int64, from generation: UInt64? = nil) -> UInt64? {
+    state.withLock { state in
+      if let generation, state.generation != generation { return nil }
+      switch state.phase {
+      case .ended:
+        return nil
+      case .running:
+        state.deadline = deadline
+        state.isRescheduled = true
+        return nil
+      case .pending:
+        state.deadline = deadline
+        state.generation &+= 1
+        return state.generation
+      }
+    }
+  }
+
+  /// Whether a reschedule came during the running call, so that the call's
+  /// own next deadline need not be computed (``finish(next:)`` decides).
+  var isRescheduled: Bool { state.withLock { $0.isRescheduled } }
 
   /// Whether the timer may still run: not cancelled, not ended.
   var isValid: Bool { state.withLock { $0.phase != .ended } }
@@ -76,28 +126,39 @@ final class ClockTimer: Sendable {
     }
   }
 
-  /// Commits to a call: the closure to run and how the timer repeats, or
-  /// `nil` if the timer has ended. Loop thread only; what makes an
-  /// ``end()`` that returned before it final.
-  func begin() -> (Body, Repeat)? {
+  /// Commits to the call of heap entry `generation`: the closure to run,
+  /// how the timer repeats and the deadline the call was due, or `nil` if
+  /// the timer has ended or the entry is stale. Loop thread only; what
+  /// makes an ``end()`` or a ``move(to:)`` that returned before it final.
+  func begin(_ generation: UInt64) -> (Body, Repeat, deadline: Int64)? {
     state.withLock { state in
-      guard state.phase == .pending, let body = state.body else { return nil }
+      guard state.phase == .pending, state.generation == generation, let body = state.body
+      else { return nil }
       state.phase = .running
       state.hasBegun = true
-      return (body, state.repeats)
+      return (body, state.repeats, state.deadline)
     }
   }
 
-  /// After a call: back to pending if `again` and nothing ended it meanwhile
-  /// (returns `true`), else ended, its closure released here.
-  func finish(again: Bool) -> Bool {
-    let (pending, released) = state.withLock { state -> (Bool, (Body?, Repeat)) in
-      guard state.phase == .running, again else { return (false, Self.release(&state)) }
+  /// After a call: pending again at the deadline a reschedule during the
+  /// call gave, else at `next`, and returns that deadline with the
+  /// generation of its heap entry; else (`next` is `nil`, or the timer
+  /// was ended meanwhile) ended, its closure released here.
+  func finish(next: Int64?) -> (deadline: Int64, generation: UInt64)? {
+    let (placed, released) = state.withLock {
+      state -> ((deadline: Int64, generation: UInt64)?, (Body?, Repeat)) in
+      guard state.phase == .running else { return (nil, Self.release(&state)) }
+      if !state.isRescheduled {
+        guard let next else { return (nil, Self.release(&state)) }
+        state.deadline = next
+      }
+      state.isRescheduled = false
       state.phase = .pending
-      return (true, (nil, .never))
+      state.generation &+= 1
+      return ((state.deadline, state.generation), (nil, .never))
     }
     withExtendedLifetime(released) {}
-    return pending
+    return placed
   }
 
   /// Ends the timer; returns its closures for the caller to release

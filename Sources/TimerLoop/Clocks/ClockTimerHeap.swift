@@ -5,7 +5,8 @@
 ///
 /// A cancelled timer is not searched for (cancel is O(1) from any thread): it
 /// stays until it reaches the top (dropped there) or until the heap is
-/// compacted. An insert that finds the heap at twice the size it had after
+/// compacted; so does the stale entry a reschedule leaves behind (see
+/// ``ClockTimer``). An insert that finds the heap at twice the size it had after
 /// the previous compaction (at least 64 entries) first drops every ended
 /// entry, so the heap never holds more than twice the most timers valid at
 /// once (or 64), and the O(n) sweep is paid for by the inserts that grew it.
@@ -15,6 +16,11 @@ struct ClockTimerHeap {
     var deadline: Int64
     var sequence: UInt64
     let timer: ClockTimer
+    /// The timer's generation when the entry was made (see ``ClockTimer``).
+    var generation: UInt64
+
+    /// The timer is still due at this entry: not ended, not moved since.
+    var isCurrent: Bool { timer.isCurrent(generation) }
 
     func precedes(_ other: Entry) -> Bool {
       (deadline, sequence) < (other.deadline, other.sequence)
@@ -25,25 +31,29 @@ struct ClockTimerHeap {
   private var nextSequence: UInt64 = 0
   private var compactionSize = 64
 
-  /// Queues `timer` at `deadline`, after every entry already due then.
-  /// `sequence` keeps the place of a timer taken out and put back.
-  mutating func insert(_ timer: ClockTimer, at deadline: Int64, sequence: UInt64? = nil) {
+  /// Queues `timer` at `deadline`, after every entry already due then, as
+  /// its entry of `generation`. `sequence` keeps the place of a timer taken
+  /// out and put back.
+  mutating func insert(
+    _ timer: ClockTimer, at deadline: Int64, generation: UInt64 = 0, sequence: UInt64? = nil
+  ) {
     if entries.count >= compactionSize {
-      entries.removeAll { !$0.timer.isValid }
+      entries.removeAll { !$0.isCurrent }
       heapify()
       compactionSize = Swift.max(64, 2 * entries.count)
     }
-    let entry = Entry(deadline: deadline, sequence: sequence ?? nextSequence, timer: timer)
+    let entry = Entry(
+      deadline: deadline, sequence: sequence ?? nextSequence, timer: timer, generation: generation)
     if sequence == nil { nextSequence += 1 }
     entries.append(entry)
     siftUp(entries.count - 1)
   }
 
-  /// The earliest deadline of a timer still valid; ended entries at the
-  /// top are dropped on the way.
+  /// The earliest deadline of a timer still due; ended and stale entries
+  /// at the top are dropped on the way.
   mutating func earliestDeadline() -> Int64? {
     while let top = entries.first {
-      if top.timer.isValid { return top.deadline }
+      if top.isCurrent { return top.deadline }
       _ = popFirst()
     }
     return nil

@@ -11,7 +11,7 @@ import Foundation
 /// under the lock.
 final class ClockTimerQueue: Sendable {
   let clock: TimerClock
-  private weak let host: (any ClockTimerHost)?
+  weak let host: (any ClockTimerHost)?
   private let state = Locked(State())
 
   private struct State {
@@ -32,18 +32,35 @@ final class ClockTimerQueue: Sendable {
     state.withLock { $0.isShutdown = isShutdown }
   }
 
-  /// Queues `timer` at `deadline` (nanoseconds on the clock) and makes sure
-  /// the driver wakes the loop for it: at once on the loop thread, else
-  /// through a task (one for a burst of schedules).
+  /// Queues a new `timer` at its deadline (nanoseconds on the clock) and
+  /// makes sure the driver wakes the loop for it: at once on the loop
+  /// thread, else through a task (one for a burst of schedules).
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown, or when arming the
   ///   driver failed and shut the loop down; the timer is ended.
-  func schedule(_ timer: ClockTimer, at deadline: Int64) throws(TimerLoopError) {
+  func schedule(_ timer: ClockTimer) throws(TimerLoopError) {
+    try enqueue(timer, at: timer.deadline ?? .max, generation: 0)
+  }
+
+  /// Moves `timer` to `deadline` (nanoseconds on the clock), from any
+  /// thread: its old heap entry goes stale, a new one is queued as
+  /// ``schedule(_:)`` queues one, after every timer already due then. A
+  /// running timer is queued there when its call returns; an ended one
+  /// stays ended.
+  func reschedule(_ timer: ClockTimer, to deadline: Int64) {
+    guard let generation = timer.move(to: deadline) else { return }
+    // After shutdown the timer was ended, and stays so.
+    try? enqueue(timer, at: deadline, generation: generation)
+  }
+
+  private func enqueue(_ timer: ClockTimer, at deadline: Int64, generation: UInt64)
+    throws(TimerLoopError)
+  {
     guard let host else { throw .shutdown }
     let onLoopThread = host.inEventLoop
     let sendsArmTask = try state.withLock { (state) throws(TimerLoopError) -> Bool in
       guard !state.isShutdown else { throw .shutdown }
-      state.heap.insert(timer, at: deadline)
+      state.heap.insert(timer, at: deadline, generation: generation)
       guard !onLoopThread, !state.armRequested else { return false }
       if state.driver == nil && clock.canBeSet { armEarly(&state, on: host) }
       let unwatched = state.driver != nil && !state.isWatched
@@ -141,14 +158,16 @@ final class ClockTimerQueue: Sendable {
       state.armed = nil
       // Int64.max is no date at all (NaN, distantFuture): it stays "never".
       return state.heap.removeAll {
-        $0.deadline > now && $0.deadline != .max && $0.timer.rule != nil
+        $0.deadline > now && $0.deadline != .max && $0.isCurrent && $0.timer.rule != nil
       }
     }
     for entry in rescheduled {
       guard let rule = entry.timer.rule else { continue }
       if let next = Self.date(after: now, by: rule) {
-        requeue(entry.timer, at: next, sequence: entry.sequence)
-      } else {
+        // Unless rescheduled meanwhile, from another thread.
+        guard let generation = entry.timer.move(to: next, from: entry.generation) else { continue }
+        requeue(entry.timer, at: next, generation: generation, sequence: entry.sequence)
+      } else if entry.isCurrent {
         entry.timer.end()
       }
     }
@@ -188,16 +207,20 @@ final class ClockTimerQueue: Sendable {
   private func run(_ entry: ClockTimerHeap.Entry, on host: any ClockTimerHost) {
     // Never early: the clock may have been set back since the pass began.
     guard host.nanoseconds(on: clock) >= entry.deadline else {
-      return requeue(entry.timer, at: entry.deadline, sequence: entry.sequence)
+      return requeue(
+        entry.timer, at: entry.deadline, generation: entry.generation, sequence: entry.sequence)
     }
-    guard let (body, repeats) = entry.timer.begin() else { return }
+    guard let (body, repeats, deadline) = entry.timer.begin(entry.generation) else { return }
     switch body {
     case .once(let call): call()
     case .repeating(let call): call(ClockTimerHandle(timer: entry.timer))
     }
-    let next = nextDeadline(after: entry.deadline, repeats, now: host.nanoseconds(on: clock))
-    if entry.timer.finish(again: next != nil), let next {
-      requeue(entry.timer, at: next, sequence: nil)
+    // A reschedule made during the call decides instead (and a rule is not asked).
+    let next =
+      entry.timer.isRescheduled
+      ? nil : nextDeadline(after: deadline, repeats, now: host.nanoseconds(on: clock))
+    if let (next, generation) = entry.timer.finish(next: next) {
+      requeue(entry.timer, at: next, generation: generation, sequence: nil)
     }
   }
 
@@ -227,11 +250,14 @@ final class ClockTimerQueue: Sendable {
     }
   }
 
-  /// Puts a pending timer back in the heap (ends it after shutdown).
-  private func requeue(_ timer: ClockTimer, at deadline: Int64, sequence: UInt64?) {
+  /// Puts a pending timer back in the heap as its entry of `generation`
+  /// (ends it after shutdown).
+  private func requeue(
+    _ timer: ClockTimer, at deadline: Int64, generation: UInt64, sequence: UInt64?
+  ) {
     let accepted = state.withLock { state in
       guard !state.isShutdown else { return false }
-      state.heap.insert(timer, at: deadline, sequence: sequence)
+      state.heap.insert(timer, at: deadline, generation: generation, sequence: sequence)
       return true
     }
     if !accepted { timer.end() }

@@ -62,8 +62,9 @@ extension TimerEventLoop {
     on clock: TimerClock, at deadline: Int64, repeats: ClockTimer.Repeat, body: ClockTimer.Body
   ) throws(TimerLoopError) -> ClockTimerHandle {
     guard !scheduler.isShutdown else { throw .shutdown }
-    let timer = ClockTimer(repeats: repeats, body: body)
-    try clockHost.clockTimers.queue(clock).schedule(timer, at: deadline)
+    let queue = try clockHost.clockTimers.queue(clock)
+    let timer = ClockTimer(repeats: repeats, body: body, deadline: deadline, queue: queue)
+    try queue.schedule(timer)
     return ClockTimerHandle(timer: timer)
   }
 }

@@ -37,6 +37,17 @@ protocol ClockTimerHost: TimerEventLoop {
   func stop(dueTo error: SystemError)
 }
 
+extension ClockTimerHost {
+  /// The reading of `target` at the moment `source` reads `value`, if
+  /// neither clock jumps before then: `value` shifted by the two clocks'
+  /// readings now, saturating. `Int64.max` ("never") stays "never".
+  func nanoseconds(_ value: Int64, from source: TimerClock, to target: TimerClock) -> Int64 {
+    guard source != target, value != .max else { return value }
+    let (from, to) = (nanoseconds(on: source), nanoseconds(on: target))
+    return to.addingSaturated(value.subtractingSaturated(from))
+  }
+}
+
 /// Wakes the loop for one clock's queue: a timerfd on that clock, or a
 /// monotonic timer of a virtual loop.
 protocol ClockDriver: AnyObject, Sendable {
