@@ -5,11 +5,22 @@
 # warning (a broken symbol link, an undocumented parameter of a documented
 # function) fails the script.
 #
-#   Scripts/build-docs.sh [OUTPUT_DIR]   # default .build/docs; one <Module>.doccarchive each
+#   Scripts/build-docs.sh [OUTPUT_DIR]        # default .build/docs; one <Module>.doccarchive each
+#   Scripts/build-docs.sh --preview MODULE    # serves MODULE's documentation on
+#                                             # http://localhost:8080/documentation/<module>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=${1:-.build/docs}
+preview=
+if [ "${1:-}" = --preview ]; then
+  case "${2:-}" in
+    TimerLoop | BlockTimers) preview=$2 ;;
+    *) echo "usage: Scripts/build-docs.sh --preview TimerLoop|BlockTimers" >&2; exit 2 ;;
+  esac
+  out=.build/docs-preview
+else
+  out=${1:-.build/docs}
+fi
 # The debug build `swift test` makes, so CI compiles nothing twice. The tests
 # are built too: dump-symbol-graph also visits the test modules, and fails if
 # they are missing.
@@ -24,13 +35,22 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-for module in TimerLoop BlockTimers; do
+for module in ${preview:-TimerLoop BlockTimers}; do
   # docc reads every graph in the directory: give it this module's only
   # (its own and its extensions of other modules' types, Module@Other).
   mkdir "$work/$module"
   cp "$graphs/$module.symbols.json" "$work/$module/"
   cp "$graphs/$module@"*.symbols.json "$work/$module/" 2>/dev/null || true
   rm -rf "$out/$module.doccarchive"
+  if [ -n "$preview" ]; then
+    # Rebuilds when the catalog changes; stop it with Ctrl-C.
+    docc preview "Sources/$module/$module.docc" \
+      --additional-symbol-graph-dir "$work/$module" \
+      --output-dir "$out/$module.doccarchive" \
+      --fallback-display-name "$module" \
+      --fallback-bundle-identifier "timerloop.$module"
+    exit
+  fi
   echo "== docc convert $module"
   docc convert "Sources/$module/$module.docc" \
     --additional-symbol-graph-dir "$work/$module" \
