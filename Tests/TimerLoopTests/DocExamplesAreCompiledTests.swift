@@ -6,7 +6,8 @@ import Testing
 /// line, in a file under `Tests/<target>/DocExamples/`, which `swift build
 /// --build-tests` compiles. Lines are compared with their indentation, blank
 /// lines and runs of spaces ignored, so an example may sit inside a function or type that
-/// supplies its context; its `import` lines must be in the same file. Editing
+/// supplies its context; its `import` lines must be in the same file (and
+/// the file's import lines are skipped when matching the rest). Editing
 /// a block without its test, or the test without the block, fails here.
 ///
 /// Doc comments and articles must also label every code block (`swift`,
@@ -117,10 +118,13 @@ import Testing
     let imports = lines.filter { $0.hasPrefix("import ") }
     let body = lines.filter { !$0.hasPrefix("import ") }
     return examples.contains { example in
-      imports.allSatisfy(example.lines.contains)
+      // The example's own imports are skipped too, so that a block may wrap
+      // an import in `#if canImport(...)` while the file imports at its top.
+      let exampleBody = example.lines.filter { !$0.hasPrefix("import ") }
+      return imports.allSatisfy(example.lines.contains)
         && (body.isEmpty
-          || example.lines.indices.contains { start in
-            example.lines[start...].starts(with: body)
+          || exampleBody.indices.contains { start in
+            exampleBody[start...].starts(with: body)
           })
     }
   }

@@ -4,7 +4,7 @@ import Testing
 import TimerLoop
 
 /// Runs the README examples that need no real time, and checks the manifest
-/// lines of its quick start with SwiftPM itself.
+/// lines of its section on adding it to a package with SwiftPM itself.
 @Suite struct ReadmeExamplesTests {
   @Test func theVirtualLoopExampleRuns() throws {
     try readmeVirtualLoop()
@@ -19,7 +19,7 @@ import TimerLoop
     #expect(loop.liveTimerCount == 0)
   }
 
-  /// The quick start's `Package.swift` lines, in a manifest that
+  /// The `Package.swift` lines of "Adding it to a package", in a manifest that
   /// `swift package dump-package` must accept.
   @Test func theManifestLinesAreAValidManifest() throws {
     let manifestLines = """
@@ -28,8 +28,8 @@ import TimerLoop
       dependencies: [.package(path: "../TimerLoop")],
       targets: [
         .executableTarget(name: "MyServer", dependencies: [
-          .product(name: "TimerLoop", package: "TimerLoop"),
-          .product(name: "BlockTimers", package: "TimerLoop"),
+          .product(name: "TimerLoop", package: "TimerLoop", condition: .when(platforms: [.linux])),
+          .product(name: "BlockTimers", package: "TimerLoop", condition: .when(platforms: [.linux])),
         ]),
       ]
       """
