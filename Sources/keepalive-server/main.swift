@@ -1,5 +1,5 @@
-// keepalive-server: the example server of the TimerLoop manual's "Using the loop in a
-// server" article (README.md here); Benchmarks/server-load.sh puts wrk in front of it.
+// keepalive-server: the example server of the TimerLoop manual's "Servers and
+// embedding" article (README.md here); Benchmarks/server-load.sh puts wrk in front of it.
 import Dispatch
 import Glibc
 import TimerLoop
