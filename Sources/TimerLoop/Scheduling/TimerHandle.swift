@@ -10,7 +10,10 @@
 /// O(1), or O(log k) for a timer among k due within the current 65 µs tick
 /// that arrived out of order (the timing wheel's near queue); no lock, no allocation.
 /// From another thread they become a request that the loop applies before it
-/// runs anything else (one short lock, coalesced wake-ups).
+/// runs anything else (one short lock, coalesced wake-ups). Calls on the loop
+/// thread first apply the requests of calls that returned before they began,
+/// so calls take effect in the order they were made, on whichever threads
+/// (see the README's semantics table, rows Thread and Order).
 public struct TimerHandle: Sendable {
   // Usable from inline code so that `cancel()` and `reschedule` inline into
   // the caller, which then borrows the handle where it is stored (an array

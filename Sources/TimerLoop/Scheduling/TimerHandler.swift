@@ -30,6 +30,10 @@ public protocol TimerHandler: AnyObject, Sendable {
 /// another thread than the loop's names its timer by a ticket, which the loop
 /// looks up on every call (in a table sorted by ticket: one probe, or a binary
 /// search), so make keys for hot timers on the loop thread.
+///
+/// Calls with a key take effect in the order they were made, on whichever
+/// threads, as ``TimerHandle``'s do: a `disarm` on the loop thread after an
+/// `arm` another thread returned from leaves the timer disarmed.
 public struct TimerKey: Hashable, Sendable {
   @usableFromInline let id: TimerID
 

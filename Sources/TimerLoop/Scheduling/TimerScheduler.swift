@@ -17,13 +17,26 @@ import Synchronization
 ///   once `cancel()` has returned on another thread the loop commits to no new
 ///   call of that timer. A timer scheduled from another thread is named by a ticket until
 ///   the loop gives it a slot.
+/// - A call on the loop thread first applies the inbox if `inboxPending` is
+///   set (`applyRequestsFirst()`), so it never overtakes a request that
+///   happened before it: a request from another thread that returned before
+///   this thread heard of it (through a lock, a semaphore, a task) was
+///   appended, and `inboxPending` set, under the inbox lock before that, and
+///   only a later apply, which takes the request, can clear the flag. So the
+///   one relaxed load sees it. The same holds for a ticket: whoever hands one
+///   to the loop thread got it after its schedule request was appended, so
+///   the loop thread finds the ticket's timer unless it has ended.
 /// - Only the first request after the loop last looked writes the wake-up
 ///   (`wakeupPending`). The write happens under the inbox lock, so it can never
 ///   reach a descriptor that shutdown has closed. If the write fails, the loop
 ///   could sleep through that request and every later one, so the scheduler
 ///   shuts down instead and wakes the loop another way, to stop (see `append`).
 /// - Closures are never released while the table is being changed: a captured
-///   object's `deinit` may call back into the loop.
+///   object's `deinit` may call back into the loop. A call on the loop thread
+///   releases no closure but the one it ends itself; those its applied
+///   requests cancelled wait for the pass's next callback boundary (see
+///   `applyRequestsFirst()`), so its caller may hold a lock that such a
+///   `deinit` takes (a clock queue's driver does).
 /// - After shutdown every call that would add work throws
 ///   ``TimerLoopError/shutdown``; the loop thread releases every closure.
 ///   Jobs of Swift concurrency are the exception: they cannot be refused
@@ -107,8 +120,9 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Loop-thread state; a pointer so that access carries no exclusivity check.
   let table: UnsafeMutablePointer<TimerTable>
   let inbox = Locked(Inbox())
-  /// Set, under the inbox lock, while the inbox holds requests: one load tells
-  /// the loop whether it must look.
+  /// Set, under the inbox lock, while the inbox holds requests, and by the
+  /// loop thread while the table keeps closures to release (see
+  /// ``applyRequestsFirst()``): one load tells the loop whether it must look.
   let inboxPending = Atomic<Bool>(false)
   /// True while the loop decides whether a collected timer may start: from
   /// just before it applies pending requests to just before the call. With
@@ -202,18 +216,13 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   /// Queues `work` for the next pass: straight into the table when `direct`
-  /// (the caller owns it), else through the inbox.
-  ///
-  /// A direct call first applies the inbox, so work enqueued on any thread
-  /// runs in the order of the calls whenever one call happens before the
-  /// other: a request from another thread that this thread has heard of is
-  /// already in the inbox, and goes first.
+  /// (the caller owns it), else through the inbox. A direct call first
+  /// applies the inbox (``applyRequestsFirst()``), so work enqueued on any
+  /// thread runs in the order of the calls whenever one call happens before
+  /// the other.
   func enqueue(_ work: Work, direct: Bool) throws(TimerLoopError) {
     guard direct, !isShutdown else { return try send(.execute(work)) }
-    if inboxPending.load(ordering: .relaxed) {
-      // Released after the batch is applied (see AppliedRequests); no window is open here.
-      withExtendedLifetime(applyPendingRequests()) {}
-    }
+    applyRequestsFirst()
     table.pointee.tasks.append(work)
   }
 
@@ -230,6 +239,7 @@ public final class TimerScheduler: @unchecked Sendable {
     guard inLoopThread else {
       return try request(at: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
     }
+    applyRequestsFirst()
     guard !isShutdown else { throw .shutdown }
     return table.pointee.insert(
       deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
@@ -318,37 +328,38 @@ public final class TimerScheduler: @unchecked Sendable {
       }
       return
     }
-    guard let slot = table.pointee.slot(of: id) else {
-      // A ticket the loop has not taken in yet: queue behind its schedule request.
-      if id.ticket != nil { try? send(invalidating ? .invalidate(id) : .cancel(id)) }
-      return
-    }
+    applyRequestsFirst()
+    guard let slot = table.pointee.slot(of: id) else { return }
     // The body is released here, after the table change.
     _ = invalidating ? table.pointee.free(slot) : table.pointee.cancel(slot)
   }
 
   @usableFromInline
   func reschedule(_ id: TimerID, to deadline: Deadline) {
-    guard inLoopThread, let slot = table.pointee.slot(of: id) else {
-      // Off the loop, or a ticket the loop has not taken in yet: in order, via the inbox.
-      if !inLoopThread || id.ticket != nil { try? send(.reschedule(id, deadline)) }
+    guard inLoopThread else {
+      try? send(.reschedule(id, deadline))
       return
     }
+    applyRequestsFirst()
+    guard let slot = table.pointee.slot(of: id) else { return }
     table.pointee.reschedule(slot, to: deadline)
   }
 
-  /// The timer's deadline, read on the loop thread; `nil` elsewhere, and for
-  /// a timer scheduled from another thread that the loop has not taken in yet.
+  /// The timer's deadline, read on the loop thread after the requests made
+  /// before the read are applied; `nil` elsewhere.
   func deadline(of id: TimerID) -> Deadline? {
-    guard inLoopThread, let slot = table.pointee.slot(of: id),
-      table.pointee[entry: slot].phase == .queued
+    guard inLoopThread else { return nil }
+    applyRequestsFirst()
+    guard let slot = table.pointee.slot(of: id), table.pointee[entry: slot].phase == .queued
     else { return nil }
     return table.pointee.queue.deadline(of: slot)
   }
 
-  /// Timers scheduled and not ended, on the loop thread; `nil` elsewhere.
+  /// Timers scheduled and not ended, on the loop thread, counting the
+  /// requests made before the read; `nil` elsewhere.
   var liveTimerCount: Int? {
     guard inLoopThread else { return nil }
+    applyRequestsFirst()
     return liveTimers
   }
 
@@ -456,6 +467,29 @@ public final class TimerScheduler: @unchecked Sendable {
     var cancelled: [TimerBody] = []
   }
 
+  /// Applies the inbox before a call on the loop thread acts, if
+  /// `inboxPending` says it holds requests: one relaxed load otherwise (why it
+  /// suffices: see the ground rules). Skipped after shutdown, when the inbox
+  /// holds only jobs, for ``releaseTable()`` to retire.
+  ///
+  /// Runs no user code: what the batch leaves to release stays in the table
+  /// (`unreleased`), and `inboxPending` stays set, so the pass's next
+  /// ``applyPendingRequests()``, before its next callback, hands it over to
+  /// be released there. The caller may be a callback, a closure's `deinit`,
+  /// or code holding a lock; never the applying of requests or the
+  /// admission window, which run no user code.
+  @inline(__always)
+  func applyRequestsFirst() {
+    if inboxPending.load(ordering: .relaxed) { applyRequestsKeepingClosures() }
+  }
+
+  @inline(never)
+  private func applyRequestsKeepingClosures() {
+    guard !isShutdown else { return }
+    table.pointee.unreleased = applyRequests()
+    inboxPending.store(true, ordering: .relaxed)
+  }
+
   /// Applies the requests other threads have made, in order. Loop thread only.
   /// Runs no user code; see ``AppliedRequests``.
   /// Returns `nil` when there were none: two empty arrays would still cost
@@ -469,13 +503,15 @@ public final class TimerScheduler: @unchecked Sendable {
 
   @inline(never)
   private func applyRequests() -> AppliedRequests {
-    var applied = AppliedRequests()
-    applied.requests = inbox.withLock { inbox in
+    // With what an earlier call on the loop thread left to release.
+    var applied = table.pointee.unreleased.take() ?? AppliedRequests()
+    let requests = inbox.withLock { inbox in
       inboxPending.store(false, ordering: .relaxed)
       inbox.wakeupPending = false
       return inbox.takeAll()
     }
-    for request in applied.requests.joined() {
+    applied.requests.append(contentsOf: requests)
+    for request in requests.joined() {
       switch request {
       case .execute(let work):
         table.pointee.tasks.append(work)

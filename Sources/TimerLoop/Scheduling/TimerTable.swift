@@ -18,6 +18,10 @@ struct TimerTable: ~Copyable {
   /// Timers scheduled from other threads, by ticket. Only those have a ticket,
   /// so the map stays as small as the cross-thread traffic.
   var tickets = TicketMap()
+  /// Requests a call on the loop thread applied, and the closures they
+  /// cancelled, kept for the pass to release (see
+  /// ``TimerScheduler/applyRequestsFirst()``).
+  var unreleased: TimerScheduler.AppliedRequests?
 
   init(now: Deadline) {
     queue = TimerWheel(now: now)

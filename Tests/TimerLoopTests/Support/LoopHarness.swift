@@ -117,3 +117,15 @@ func onLoop<T: Sendable>(_ loop: any TimerEventLoop, _ body: @escaping @Sendable
   #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
   return try #require(outcome.withLock { $0 }).get()
 }
+
+/// Runs `body` on a thread other than the caller's (and so, while the
+/// caller runs on a loop's thread, other than the loop's) and waits for it
+/// to return.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) throws {
+  let done = DispatchSemaphore(value: 0)
+  DispatchQueue.global().async {
+    body()
+    done.signal()
+  }
+  try #require(done.wait(timeout: .now() + .seconds(30)) == .success)
+}
