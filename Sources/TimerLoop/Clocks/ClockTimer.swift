@@ -67,6 +67,13 @@ final class ClockTimer: Sendable {
     return timer
   }
 
+  /// Ends the timer for its handle (``ClockTimerHandle/cancel()``), then has
+  /// its queue stop waking the loop for it (``ClockTimerQueue/timerWasCancelled()``).
+  func cancel() {
+    end()
+    queue?.timerWasCancelled()
+  }
+
   /// Whether the heap entry of `generation` is the timer's own and the
   /// timer may still run: a stale or ended entry is dropped.
   func isCurrent(_ generation: UInt64) -> Bool {

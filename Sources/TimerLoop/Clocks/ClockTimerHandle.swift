@@ -12,7 +12,8 @@ import Foundation
 public struct ClockTimerHandle: Sendable, Hashable {
   let timer: ClockTimer
 
-  /// Cancels the timer, from any thread. Idempotent; O(1).
+  /// Cancels the timer, from any thread. Idempotent; O(1), or O(log n) for
+  /// n timers on its clock when it was the earliest of them.
   ///
   /// Exact: once `cancel()` returns, the timer's closure does not start
   /// again (the loop takes the timer's lock to start a call; one already
@@ -24,8 +25,15 @@ public struct ClockTimerHandle: Sendable, Hashable {
   /// queue is freed later, without running anything: when it comes first,
   /// or when the queue, grown to twice what it held after its last sweep
   /// (and at least 64 entries), drops every cancelled timer at once.
+  ///
+  /// If it was the earliest timer on its clock, the clock's timerfd is
+  /// re-armed for the next one, or disarmed if none is left (and an
+  /// embedded host's ``EpollEventLoop/nextDeadline`` follows at its next
+  /// ``EpollEventLoop/runOnce()``): at once on the loop thread, from another
+  /// thread by a task the loop runs next, which wakes it (and makes an
+  /// embedded loop's ``EpollEventLoop/backendDescriptor`` readable).
   public func cancel() {
-    timer.end()
+    timer.cancel()
   }
 
   /// Moves the timer to `date` on the wall clock, from any thread, as libev's

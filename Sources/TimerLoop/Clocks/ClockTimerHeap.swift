@@ -59,6 +59,11 @@ struct ClockTimerHeap {
     return nil
   }
 
+  /// Whether the first entry is no longer due: its timer ended or moved. O(1).
+  var firstIsStale: Bool {
+    entries.first.map { !$0.isCurrent } ?? false
+  }
+
   /// Removes and returns every entry due at `now`, in (deadline, sequence)
   /// order. `Int64.max` is "never", even for a clock that reads it.
   mutating func popDue(now: Int64) -> [Entry] {

@@ -133,6 +133,34 @@ final class ClockTimerQueue: Sendable {
     }
   }
 
+  /// Re-arms the driver after a timer was cancelled, if the driver was armed
+  /// for that timer (the heap's first): for the next live timer, or disarmed
+  /// if none is left, so the loop is not woken, nor an embedded host told a
+  /// deadline, for a date no timer waits for. At once on the loop thread,
+  /// else through a task, as ``schedule(_:)`` does (whose wake-up also has
+  /// an embedded host call `runOnce()`, which then tells it the next deadline).
+  /// O(1) unless it re-arms; a cancelled timer that is not the first costs
+  /// nothing more.
+  func timerWasCancelled() {
+    guard let host else { return }
+    let onLoopThread = host.inEventLoop
+    let rearms = state.withLock { state -> Bool in
+      // Not armed: disarmed, spent by a running pass (which re-arms as it
+      // ends), or not armed yet (a task to arm it is on its way).
+      guard !state.isShutdown, state.armed != nil, state.heap.firstIsStale else { return false }
+      guard !onLoopThread else { return true }
+      guard !state.armRequested else { return false }
+      state.armRequested = true
+      return true
+    }
+    guard rearms else { return }
+    if onLoopThread {
+      rearm()
+    } else {
+      try? host.execute { [self] in rearm() }  // throws only after shutdown, which ends every timer
+    }
+  }
+
   /// The earliest pending deadline (nanoseconds on the clock), or `nil`.
   /// A cancelled timer may still count until a pass removes it.
   var earliestDeadline: Int64? {

@@ -1,5 +1,7 @@
+import CShims
 import Dispatch
 import Foundation
+import Glibc
 import Testing
 
 @testable import TimerLoop
@@ -68,6 +70,24 @@ func watchedDescriptors(ofEpoll epollFD: CInt) throws -> [CInt] {
     guard line.hasPrefix("tfd:") else { return nil }
     return CInt(line.split(separator: " ", omittingEmptySubsequences: true)[1])
   }
+}
+
+/// The descriptors `loop`'s epoll set watches besides its own two: its
+/// boot-time and wall-clock timerfds, once it has opened them.
+func clockTimerFDs(of loop: EpollEventLoop) throws -> [CInt] {
+  try watchedDescriptors(ofEpoll: loop.selector.epollFD).filter {
+    $0 != loop.selector.timerFD && $0 != loop.selector.eventFD
+  }
+}
+
+/// How long until the timerfd `fd` expires (`timerfd_gettime(2)`), or `nil`
+/// if it is disarmed.
+func timeUntilExpiry(ofTimerFD fd: CInt) throws -> TimeAmount? {
+  var setting = itimerspec()
+  try #require(timerfd_gettime(fd, &setting) == 0, "timerfd_gettime: errno \(errno)")
+  let remaining = TimeAmount.seconds(Int64(setting.it_value.tv_sec))
+    + .nanoseconds(Int64(setting.it_value.tv_nsec))
+  return remaining == .zero ? nil : remaining
 }
 
 /// A timerfd's `/proc/self/fdinfo` fields (`clockid`, `settime flags`, ...).

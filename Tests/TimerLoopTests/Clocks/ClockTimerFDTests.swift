@@ -8,13 +8,6 @@ import Testing
 /// The real loop's timerfds for the other clocks, as the kernel sees them
 /// (`/proc/self/fdinfo`), and failures of their system calls.
 @Suite struct ClockTimerFDTests {
-  /// The descriptors the loop's epoll set watches besides its own two.
-  func extraWatched(_ loop: EpollEventLoop) throws -> [CInt] {
-    try watchedDescriptors(ofEpoll: loop.selector.epollFD).filter {
-      $0 != loop.selector.timerFD && $0 != loop.selector.eventFD
-    }
-  }
-
   @Test func onlyMonotonicTimersOpenNoOtherDescriptor() throws {
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
@@ -23,7 +16,7 @@ import Testing
     _ = loop.continuousNow
     try TimerLoopTests.onLoop(loop) {}
     #expect(try watchedDescriptors(ofEpoll: loop.selector.epollFD).count == 2)
-    #expect(try extraWatched(loop).isEmpty)
+    #expect(try clockTimerFDs(of: loop).isEmpty)
   }
 
   @Test func aBootTimerOpensOneAbsoluteBoottimeTimerfd() throws {
@@ -33,7 +26,7 @@ import Testing
       try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60 * minutes))) {}
     }
     try onLoop(loop) {}  // after the task that arms the new timerfd
-    let extra = try extraWatched(loop)
+    let extra = try clockTimerFDs(of: loop)
     try #require(extra.count == 1)
     let info = try timerFDInfo(extra[0])
     #expect(info["clockid"] == "\(CLOCK_BOOTTIME)")
@@ -46,14 +39,14 @@ import Testing
     try loop.schedule(at: Date().addingTimeInterval(3600)) {}
     try loop.schedule(at: Date().addingTimeInterval(7200)) {}
     try TimerLoopTests.onLoop(loop) {}
-    let extra = try extraWatched(loop)
+    let extra = try clockTimerFDs(of: loop)
     try #require(extra.count == 1)
     let info = try timerFDInfo(extra[0])
     #expect(info["clockid"] == "\(CLOCK_REALTIME)")
     #expect(info["settime flags"] == "03", "not TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET")
     try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) {}
     try TimerLoopTests.onLoop(loop) {}
-    #expect(try extraWatched(loop).count == 2, "one timerfd per clock")
+    #expect(try clockTimerFDs(of: loop).count == 2, "one timerfd per clock")
   }
 
   /// Arms `errnos` for `syscall` on the loop's thread, then runs `body` there.
