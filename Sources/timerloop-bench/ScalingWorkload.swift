@@ -7,10 +7,9 @@
 /// The sizes run one after the other in one process, churn's first, from the smallest.
 ///
 /// Bounded by construction: churn keeps its R = 2,000,000 resets at every size (at
-/// C = 10,000,000 they touch a fifth of the timers, each once; of the 2.6 cache lines a reset
-/// touches, cachegrind with a simulated 32 MB last-level cache counts 1.1 last-level misses per
-/// reset at 10,000,000 timers and none at 10,000), and million's run phase lasts about
-/// N/1000 ms, 10 s at the largest size. The whole workload took about 25 s and peaked at 1.6 GB
+/// C = 10,000,000 they touch a fifth of the timers, each once, and each reset there misses the
+/// last-level cache about once: cachegrind's counts are in Benchmarks/RESULTS.md), and
+/// million's run phase lasts about N/1000 ms, 10 s at the largest size. The whole workload took about 25 s and peaked at 1.6 GB
 /// resident on a 2-core machine.
 enum ScalingWorkload {
   /// The largest size when `--timers` is not given.

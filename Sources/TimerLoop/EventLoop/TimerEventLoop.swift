@@ -66,7 +66,7 @@ extension TimerEventLoop {
   // `consuming`, so that it moves into the table without a retain and a
   // release, and make the handle after the scheduler's call, so that a caller
   // who drops it pays no retain and release of the scheduler for it
-  // (callgrind, `million` with closures: 559.5 -> 438.5 instructions per arm).
+  // (figures in Benchmarks/RESULTS.md).
 
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
   /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``

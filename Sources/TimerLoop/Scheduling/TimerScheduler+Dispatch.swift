@@ -29,10 +29,8 @@ extension TimerScheduler {
     /// The timers a pass collected: `dueCount` of them, in room for
     /// `dueCapacity`. Behind a pointer, not in an array: an append then costs
     /// no uniqueness check, emptying it no call to the array's generic
-    /// `removeAll`, and the firing loop no iterator over an array (callgrind,
-    /// `Benchmarks/callgrind.sh`, instructions per firing: one-shot closure
-    /// 641.6 -> 596.7, handler 397.8 -> 350.8; repeating, median of three
-    /// `jitter` runs, 435.7 -> 405.8).
+    /// `removeAll`, and the firing loop no iterator over an array
+    /// (figures in Benchmarks/RESULTS.md).
     private(set) var due = UnsafeMutablePointer<DueTimer>(
       bitPattern: MemoryLayout<DueTimer>.alignment)!
     private(set) var dueCount = 0
@@ -54,9 +52,7 @@ extension TimerScheduler {
     mutating func removeAll() {
       // Swapped with the table's queue each pass, so this bounds both. Most
       // passes run no task: the array's removeAll, even of an empty array,
-      // costs a uniqueness check and a generic replaceSubrange call
-      // (callgrind, `jitter`, median of three: 405.8 -> 388.0 instructions per
-      // firing).
+      // costs a uniqueness check and a generic replaceSubrange call.
       if tasks.capacity > TimerScheduler.keptCapacity {
         tasks = []
       } else if !tasks.isEmpty {

@@ -154,8 +154,9 @@ struct TimerTable: ~Copyable {
 
   /// Cancels the timer in `slot`: a kept timer is disarmed and stays (returns
   /// `nil`); any other ends, and its body is returned as by ``free(_:)``.
-  /// Inlined into the scheduler's cancel: the call was 8 of 203 instructions
-  /// per closure cancel (callgrind, `churn`).
+  /// Inlined into the scheduler's cancel, the idle-timeout pattern's hot
+  /// path, where a call's register saves and argument moves cost more than
+  /// this short body (figures in Benchmarks/RESULTS.md).
   @inline(__always)
   mutating func cancel(_ slot: UInt32) -> TimerBody? {
     guard self[entry: slot].mode == .kept else { return free(slot) }
@@ -188,13 +189,13 @@ struct TimerTable: ~Copyable {
 
   /// Queues the fixed-rate timer in `slot` at its next grid point after
   /// `now`. Not inlined: with the wheel's push inlined into it, `collect`
-  /// was no longer inlined into the pass, 22 more instructions per one-shot
-  /// firing (callgrind, `million`, 20,000 handler timers).
+  /// would grow too large to inline into the pass, and every one-shot
+  /// firing, which never comes here, would pay for a call (figures in Benchmarks/RESULTS.md).
   @inline(never)
   private mutating func requeueAtNextGridPoint(_ slot: UInt32, now: Deadline) {
     // The stored field: a computed property of the entry, inlined here, made
     // a copy of the whole entry, a retain and a release of the body per
-    // firing (callgrind, `jitter`: 82 instructions per firing).
+    // firing.
     let interval = TimeAmount.nanoseconds(self[entry: slot].intervalOrTag)
     // The grid is anchored at the deadline the timer was just popped at.
     let next = queue.deadline(of: slot).nextGridPoint(after: now, interval: interval)
@@ -207,10 +208,9 @@ extension Deadline {
   /// where a fixed-rate timer goes next, one call for however many periods
   /// were missed (CoreFoundation's `__CFRunLoopDoTimer` does the same).
   /// Saturates at ``distantFuture``. `package`: BlockTimers keeps its own grid.
-  /// Inlined into the fixed-rate re-queue, the one call on the firing path:
-  /// as a call it cost 21 instructions per repeating firing where the grid
-  /// point is one addition and one comparison (callgrind, `jitter`, median of
-  /// three: 388.0 -> 372.6 per firing).
+  /// Inlined into the fixed-rate re-queue, on the firing path: in the common
+  /// case the grid point is one addition and one comparison, less than a
+  /// call costs (figures in Benchmarks/RESULTS.md).
   @inline(__always)
   package func nextGridPoint(after now: Deadline, interval: TimeAmount) -> Deadline {
     let next = self + interval

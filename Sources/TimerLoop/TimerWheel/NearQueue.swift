@@ -28,9 +28,7 @@ struct NearQueue: ~Copyable {
   /// a pointer, not in an array: an append then costs no uniqueness check,
   /// emptying the run no call to the array's generic `removeAll`, and a
   /// burst grows it with `realloc`, which moves large blocks without copying
-  /// (callgrind, instructions per firing: `million`, 20,000 handler timers
-  /// due in one pass, 524 -> 448, 34 of them the array's copying; `jitter`,
-  /// 1,000 timers, about 40 fewer).
+  /// (figures in Benchmarks/RESULTS.md).
   private(set) var run = UnsafeMutablePointer<Node>(bitPattern: MemoryLayout<Node>.alignment)!
   private(set) var runCount = 0
   private var runCapacity = 0

@@ -162,9 +162,8 @@ struct TimerWheel: ~Copyable {
 
   /// Adds a row holding `entry`, not queued; returns its slot. O(1) amortised.
   /// Inlined, like ``push(slot:deadline:)``, into the table's insert and from
-  /// there into the scheduler's arm: the four calls cost 65 of 264
-  /// instructions per handler arm in register saves and argument moves
-  /// (callgrind, `million`, 20,000 timers).
+  /// there into the scheduler's arm: as four nested calls, register saves and
+  /// argument moves were a large share of an arm (figures in Benchmarks/RESULTS.md).
   @inline(__always)
   mutating func appendRow(_ entry: consuming TimerEntry) -> UInt32 {
     let slot = rowCount
@@ -269,8 +268,7 @@ struct TimerWheel: ~Copyable {
   mutating func popFirst(dueAt now: Deadline) -> UInt32? {
     // Every wheel slot starts after `elapsed` (invariant 2), so only a later
     // tick has slots to visit: a pass pops many timers at one `now`, and the
-    // check skips the call for all but the first (callgrind, million, 20,000
-    // handler timers: 77 fewer instructions per firing).
+    // check skips the call for all but the first.
     let tick = Self.tick(now.uptimeNanoseconds)
     if tick > elapsed { advance(to: tick) }
     checkInvariants()
@@ -378,9 +376,9 @@ struct TimerWheel: ~Copyable {
   }
 
   /// Takes a row out of its wheel list. O(1). Inlined into `dequeue`, the
-  /// cancel path's call (9 of 194 instructions per cancel, callgrind `churn`).
-  /// `dequeue` itself stays out of line: inlined into the table's `free`, it
-  /// saved 14 more per cancel but cost 3 per firing, which frees unqueued rows.
+  /// cancel path's call. `dequeue` itself stays out of line: inlined into the
+  /// table's `free`, it would make a cancel cheaper only by making every
+  /// firing, which frees its row through `free` too, dearer (figures in Benchmarks/RESULTS.md).
   @inline(__always)
   private mutating func unlink(_ slot: UInt32) {
     let next = rows[Int(slot)].next
@@ -448,9 +446,7 @@ struct TimerWheel: ~Copyable {
   /// same wheel slot, with one splice: a batch of equal timeouts, or periodic
   /// timers queued in firing order, leave a slot in long runs bound for one
   /// slot, and each row of a run then costs a load and a compare instead of
-  /// a relink (callgrind, instructions per firing: `million`, 20,000 handler
-  /// timers, 556 -> 524; `jitter`, 1,000 timers, 88 -> 66 in the wheel's
-  /// visits). Returns the row after the run, or `end`.
+  /// a relink (figures in Benchmarks/RESULTS.md). Returns the row after the run, or `end`.
   private mutating func fileRun(from first: UInt32, tick: UInt64, before end: UInt32) -> UInt32 {
     let (level, index) = place(tick)
     // Every tick of the slot's span has the same place.
