@@ -21,7 +21,7 @@ import TimerLoop
 /// times and none early.
 enum SleepWorkload {
   /// T when `--timers` is not given: 10,000, so that the default run stays short
-  /// (`Task.sleep` at T = 100,000 takes over a minute); the README's figures are at 100,000.
+  /// (`Task.sleep` at T = 100,000 takes over a minute); Benchmarks/RESULTS.md has figures at 100,000.
   static let defaultCount = 10_000
   /// Sleeps per task.
   static let rounds = 5

@@ -59,10 +59,11 @@ public final class EpollEventLoop: TimerEventLoop {
   /// never fire early.
   public let leeway: TimeAmount
 
-  /// The default ``leeway``: 150 µs. On a 2-core VM it keeps the best p99
-  /// lateness of 10,000 timers firing a million times a second under 200 µs,
-  /// at 0.43 to 0.69 times the CPU that a 50 µs leeway costs (README,
-  /// Benchmarks: the leeway sweep).
+  /// The default ``leeway``: 150 µs. In the leeway sweep of the repository's
+  /// `Benchmarks/RESULTS.md` (2026-12-01, a 2-core VM), the best p99 lateness
+  /// of 1,000 repeating 10 ms timers was 196 µs with it (10,000 timers, firing
+  /// a million times a second: 361 µs), at 0.39 to 0.46 times the CPU that a
+  /// 50 µs leeway cost.
   public static let defaultLeeway = TimeAmount.microseconds(150)
 
   /// Opens the loop's three descriptors. The loop does not run until ``run()``.

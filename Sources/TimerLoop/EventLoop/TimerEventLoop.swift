@@ -71,7 +71,7 @@ extension TimerEventLoop {
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
   /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``
   /// never runs. O(1) amortised in the number of pending timers (a hierarchical
-  /// timing wheel; see the README's Design section).
+  /// timing wheel; see <doc:Architecture>).
   ///
   /// - Returns: a handle that cancels or moves the timer.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
