@@ -130,7 +130,7 @@ struct ClockStepTests {
 
   /// BlockTimers: a fire-date timer on the wall clock follows the step, one on
   /// the default monotonic clock (Apple's run-loop behaviour) does not; GCD's
-  /// `DispatchWallTime` timer, for the README's comparison, follows it too.
+  /// `DispatchWallTime` timer, for the comparison in TimerLoop's Clocks article, follows it too.
   @Test func aWallClockBlockTimerFollowsTheStepAndADefaultOneDoesNot() throws {
     let loop = try EpollEventLoop.startOnNewThread(name: "clock-step")
     defer { loop.shutdown() }

@@ -1,6 +1,7 @@
 import XCTest
 
-/// Runs the README's example (ReadmeExample.swift, copied verbatim into the
+/// Runs the countdown example of BlockTimers' Behaviour article
+/// (ReadmeExample.swift, copied verbatim into the article; it began in the
 /// README) on the shared background loop.
 final class ReadmeExampleTests: XCTestCase {
   func testTheReadmeExampleRunsAsWritten() throws {

@@ -117,7 +117,7 @@ extension EventLoopPassInfo: CustomTestStringConvertible {
   }
 }
 
-/// The observability example of the README and of `EventLoopMetricsDelegate`'s
+/// The example of the Observability article and of `EventLoopMetricsDelegate`'s
 /// documentation, compiled and run (the loop is shut down after).
 final class SlowPassLog: EventLoopMetricsDelegate {
   func processedPass(info: EventLoopPassInfo) {  // on the loop thread, after each pass

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// README, Bad input: `cancel()` or `reschedule` on a finished timer does
+/// The Bad input article: `cancel()` or `reschedule` on a finished timer does
 /// nothing, even if another timer reuses its table slot.
 @Suite struct TimerHandleTests {
   /// A slot's generation never wraps: the slot whose timer had the last

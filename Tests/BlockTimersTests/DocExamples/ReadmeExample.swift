@@ -24,7 +24,7 @@ func countdownExample(report: @escaping @Sendable (String) -> Void) throws {
   finished.wait()
 }
 
-/// README, Clocks: a boot-time lease, wall-clock dates and a wall-clock `BlockTimer`.
+/// TimerLoop's Clocks article: a boot-time lease, wall-clock dates and a wall-clock `BlockTimer`.
 func clocksExample(
   loop: any TimerEventLoop, alarm: Date, renewLease: @escaping @Sendable () -> Void,
   remind: @escaping @Sendable () -> Void, rotateLogs: @escaping @Sendable () -> Void,

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TimerLoop
 
-/// The README's virtual-time example, as written there.
+/// The virtual-time example of the AsyncAwait article (once the README's), as written there.
 @Suite(.timeLimit(.minutes(1))) struct ReadmeAsyncTests {
   @Test func theVirtualTimeExampleResumesTheSleepingTask() async throws {
     let attempts = Tally()
