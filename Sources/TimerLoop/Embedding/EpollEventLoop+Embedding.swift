@@ -55,7 +55,7 @@ extension EpollEventLoop {
     case .running, .embeddedRunning: throw TimerLoopError.wrongThread
     case .stopped: throw TimerLoopError.shutdown
     }
-    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    scheduler.claimLoopThread()
     let previous = CurrentLoop.set(self)
     defer {
       CurrentLoop.restore(previous)
@@ -70,7 +70,7 @@ extension EpollEventLoop {
         selector.close()
         terminationDidHappen()
       }
-      scheduler.loopThread.store(0, ordering: .relaxed)
+      scheduler.releaseLoopThread()
     }
     do throws(SystemError) {
       try selector.wait(block: false)

@@ -84,12 +84,14 @@ public final class EpollEventLoop: TimerEventLoop {
     let eventFD = selector.eventFD
     let timerFD = selector.timerFD
     scheduler = TimerScheduler(
-      clock: .monotonic, loopType: "EpollEventLoop", metricsDelegate: metricsDelegate,
-      wakeUp: { () throws(SystemError) in try EventFD.signal(eventFD) },
-      // The timerfd, set to expire at once, makes epoll_wait return. Called
-      // under the inbox lock, before shutdown closes it, with a valid time:
-      // none of timerfd_settime's errors (EBADF, EFAULT, EINVAL) can occur.
-      wakeUpToStop: { try? TimerFD.setTime(timerFD, deadline: .distantPast) })
+      host: TimerHost(
+        loopType: "EpollEventLoop", clock: .monotonic, thread: .claimed,
+        metricsDelegate: metricsDelegate,
+        wakeUp: { () throws(SystemError) in try EventFD.signal(eventFD) },
+        // The timerfd, set to expire at once, makes epoll_wait return. Called
+        // under the inbox lock, before shutdown closes it, with a valid time:
+        // none of timerfd_settime's errors (EBADF, EFAULT, EINVAL) can occur.
+        wakeUpToStop: { try? TimerFD.setTime(timerFD, deadline: .distantPast) }))
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }
 
@@ -202,7 +204,7 @@ public final class EpollEventLoop: TimerEventLoop {
   private func runningDidEnd() {
     scheduler.shutdown()
     releaseState()
-    scheduler.loopThread.store(0, ordering: .relaxed)
+    scheduler.releaseLoopThread()
     selector.close()
     terminationDidHappen()
     lifecycle.withLock { $0 = .stopped }
@@ -211,7 +213,7 @@ public final class EpollEventLoop: TimerEventLoop {
 
   /// The loop itself, on the calling thread, after a successful ``claim()``.
   private func runClaimed() throws(SystemError) {
-    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    scheduler.claimLoopThread()
     let previous = CurrentLoop.set(self)
     defer {
       runningDidEnd()

@@ -53,10 +53,14 @@ public final class VirtualEventLoop: TimerEventLoop {
     let second: Int64 = 1_000_000_000
     let wallStart = CShims_clock_gettime_ns(CShims_CLOCK_REALTIME()) / second * second
     wallClockOffset = Atomic(wallStart.subtractingSaturated(start.uptimeNanoseconds))
+    // Its passes run inside advanceTime, on the thread calling it: nothing to
+    // wake. Its virtual clock stands in for the host clock.
     scheduler = TimerScheduler(
-      clock: .virtual(clock), loopType: "VirtualEventLoop", metricsDelegate: metricsDelegate,
-      wakeUp: {}, wakeUpToStop: {})
-    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+      host: TimerHost(
+        loopType: "VirtualEventLoop", clock: .monotonic, thread: .claimed,
+        metricsDelegate: metricsDelegate, wakeUp: {}, wakeUpToStop: {}),
+      clock: .virtual(clock))
+    scheduler.claimLoopThread()
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
   }
 
@@ -86,7 +90,7 @@ public final class VirtualEventLoop: TimerEventLoop {
   public func advanceTime(to target: Deadline) {
     precondition(
       !isAdvancing.exchange(true, ordering: .acquiring), Self.nestedAdvanceMessage)
-    scheduler.loopThread.store(pthread_self(), ordering: .relaxed)
+    scheduler.claimLoopThread()
     let previous = CurrentLoop.set(self)
     let previousDriver = clock.driver.exchange(pthread_self(), ordering: .relaxed)
     defer {

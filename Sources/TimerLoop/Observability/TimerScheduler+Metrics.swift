@@ -1,6 +1,7 @@
 extension TimerScheduler {
   /// What a pass did (``runPass(now:buffers:)``).
-  struct PassOutcome {
+  @_spi(TimerLoopHost)
+  public struct PassOutcome {
     var tasksRun = 0
     var timersFired = 0
     /// The pass's `now` minus the deadline of the earliest timer due, if any was.
@@ -11,7 +12,8 @@ extension TimerScheduler {
   /// `delegate`, the loop's ``metricsDelegate`` as its caller read it once
   /// for all the passes of a run. `wokeUp`: the pass followed a wait
   /// (``EventLoopStats/wakeUps``). Loop thread only.
-  func passDidEnd(
+  @_spi(TimerLoopHost)
+  public func passDidEnd(
     _ outcome: PassOutcome, start: Deadline, end: Deadline, wokeUp: Bool,
     delegate: (any EventLoopMetricsDelegate)?
   ) {

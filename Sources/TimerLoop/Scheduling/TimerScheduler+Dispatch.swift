@@ -24,7 +24,8 @@ extension TimerScheduler {
 
   /// Scratch space for passes, kept by the loop between passes so that a pass
   /// does not allocate.
-  struct PassBuffers: ~Copyable {
+  @_spi(TimerLoopHost)
+  public struct PassBuffers: ~Copyable {
     var tasks: [Work] = []
     /// The timers a pass collected: `dueCount` of them, in room for
     /// `dueCapacity`. Behind a pointer, not in an array: an append then costs
@@ -35,6 +36,9 @@ extension TimerScheduler {
       bitPattern: MemoryLayout<DueTimer>.alignment)!
     private(set) var dueCount = 0
     private var dueCapacity = 0
+
+    /// Empty buffers; they grow in the first passes that need room.
+    public init() {}
 
     deinit {
       if dueCapacity > 0 { free(due) }
@@ -69,7 +73,8 @@ extension TimerScheduler {
 
   /// Runs one pass at `now`. Loop thread only.
   /// - Returns: what ran, and how late the earliest due timer was.
-  func runPass(now: Deadline, buffers: inout PassBuffers) -> PassOutcome {
+  @_spi(TimerLoopHost)
+  public func runPass(now: Deadline, buffers: inout PassBuffers) -> PassOutcome {
     applyPendingRequests()
     swap(&buffers.tasks, &table.pointee.tasks)
     var outcome = PassOutcome()

@@ -49,6 +49,8 @@ public final class TimerScheduler: @unchecked Sendable {
   enum Clock {
     case monotonic
     case virtual(VirtualClock)
+    /// A host's own reading (``TimerHost/Clock/custom(_:)``).
+    case host(@Sendable () -> Deadline)
   }
 
   /// A request from a thread other than the loop's.
@@ -146,6 +148,13 @@ public final class TimerScheduler: @unchecked Sendable {
   /// down because `wakeUp` failed, so that the loop stops; called with the
   /// inbox lock held.
   private let wakeUpToStop: @Sendable () -> Void
+  /// Whether the calling thread is the loop's, for a host whose thread is
+  /// not claimed (``TimerHost/Thread/checked(_:)``); asked only when
+  /// `loopThread` does not match.
+  private let isHostThread: (@Sendable () -> Bool)?
+  /// The host's ``TimerHost/passNeeded``, called on the loop thread when work
+  /// added outside a pass is due before `table.hostWakeBy`.
+  private let passNeeded: (@Sendable (Deadline) -> Void)?
   /// How many wake-ups were written, so tests can see that bursts coalesce.
   let wakeUpWrites = Atomic<Int>(0)
   /// The executors jobs run as (see ``JobExecutor``): set by the owning
@@ -154,7 +163,7 @@ public final class TimerScheduler: @unchecked Sendable {
   /// The serial executor of actors pinned to the loop.
   private(set) var actorExecutor: LoopActorExecutor!
   /// Told of every pass (``passDidEnd(_:start:end:wokeUp:delegate:)``); fixed at creation.
-  let metricsDelegate: (any EventLoopMetricsDelegate)?
+  @_spi(TimerLoopHost) public let metricsDelegate: (any EventLoopMetricsDelegate)?
   /// Behind ``TimerEventLoop/stats``.
   let counters = LoopCounters()
   /// When the previous pass ended, for ``EventLoopPassInfo/asleep``. Loop thread only.
@@ -165,16 +174,21 @@ public final class TimerScheduler: @unchecked Sendable {
   init(
     clock: Clock, loopType: String, metricsDelegate: (any EventLoopMetricsDelegate)?,
     wakeUp: @escaping @Sendable () throws(SystemError) -> Void,
-    wakeUpToStop: @escaping @Sendable () -> Void
+    wakeUpToStop: @escaping @Sendable () -> Void,
+    isHostThread: (@Sendable () -> Bool)? = nil,
+    passNeeded: (@Sendable (Deadline) -> Void)? = nil
   ) {
     self.clock = clock
     self.metricsDelegate = metricsDelegate
     self.wakeUp = wakeUp
     self.wakeUpToStop = wakeUpToStop
+    self.isHostThread = isHostThread
+    self.passNeeded = passNeeded
     let start: Deadline =
       switch clock {
       case .monotonic: .now()
       case .virtual(let virtualClock): virtualClock.now
+      case .host(let read): read()
       }
     lastPassEnd = start
     table = .allocate(capacity: 1)
@@ -191,10 +205,13 @@ public final class TimerScheduler: @unchecked Sendable {
     switch clock {
     case .monotonic: .now()
     case .virtual(let virtualClock): virtualClock.now
+    case .host(let read): read()
     }
   }
 
-  var inLoopThread: Bool { loopThread.load(ordering: .relaxed) == pthread_self() }
+  var inLoopThread: Bool {
+    loopThread.load(ordering: .relaxed) == pthread_self() || isHostThread?() == true
+  }
 
   /// Whether a job enqueued now may go straight into the table: on the loop
   /// thread of an epoll loop; for a virtual loop, only inside its
@@ -202,12 +219,12 @@ public final class TimerScheduler: @unchecked Sendable {
   /// moved on to other work.
   var queuesJobsDirectly: Bool {
     switch clock {
-    case .monotonic: inLoopThread
+    case .monotonic, .host: inLoopThread
     case .virtual(let virtualClock): virtualClock.driver.load(ordering: .relaxed) == pthread_self()
     }
   }
 
-  var isShutdown: Bool { isShutdownFlag.load(ordering: .relaxed) }
+  @_spi(TimerLoopHost) public var isShutdown: Bool { isShutdownFlag.load(ordering: .relaxed) }
 
   // MARK: Operations, from any thread
 
@@ -224,6 +241,7 @@ public final class TimerScheduler: @unchecked Sendable {
     guard direct, !isShutdown else { return try send(.execute(work)) }
     applyRequestsFirst()
     table.pointee.tasks.append(work)
+    if .distantPast < table.pointee.hostWakeBy { hostNeedsPass(by: .distantPast) }
   }
 
   /// Adds a timer: queued at `deadline`, or unqueued for `nil` (a kept timer
@@ -241,8 +259,10 @@ public final class TimerScheduler: @unchecked Sendable {
     }
     applyRequestsFirst()
     guard !isShutdown else { throw .shutdown }
-    return table.pointee.insert(
+    let id = table.pointee.insert(
       deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
+    if let deadline, deadline < table.pointee.hostWakeBy { hostNeedsPass(by: deadline) }
+    return id
   }
 
   /// ``schedule(at:mode:intervalOrTag:body:)`` from another thread: a
@@ -343,6 +363,15 @@ public final class TimerScheduler: @unchecked Sendable {
     applyRequestsFirst()
     guard let slot = table.pointee.slot(of: id) else { return }
     table.pointee.reschedule(slot, to: deadline)
+    if deadline < table.pointee.hostWakeBy { hostNeedsPass(by: deadline) }
+  }
+
+  /// Tells the host that work added outside a pass is due at `deadline`,
+  /// before the host meant to run one (see ``TimerHost/passNeeded``). Loop thread only.
+  @inline(never)
+  private func hostNeedsPass(by deadline: Deadline) {
+    table.pointee.hostWakeBy = deadline
+    passNeeded?(deadline)
   }
 
   /// The timer's deadline, read on the loop thread after the requests made
@@ -370,7 +399,7 @@ public final class TimerScheduler: @unchecked Sendable {
 
   /// What waits for the next pass: the earliest timer deadline (`nil` if no
   /// timer is queued) and whether tasks or requests are waiting. Loop thread only.
-  var pendingWork: (earliestDeadline: Deadline?, hasTasks: Bool) {
+  @_spi(TimerLoopHost) public var pendingWork: (earliestDeadline: Deadline?, hasTasks: Bool) {
     (
       table.pointee.queue.earliestDeadline(),
       !table.pointee.tasks.isEmpty || inboxPending.load(ordering: .relaxed)
@@ -399,8 +428,8 @@ public final class TimerScheduler: @unchecked Sendable {
   /// ``releaseTable()`` on the thread that owns it. Then, on this thread,
   /// tells the loop's attachments (``LoopAttachment``).
   /// Returns `false` if it was already shut down.
-  @discardableResult
-  func shutdown() -> Bool {
+  @_spi(TimerLoopHost) @discardableResult
+  public func shutdown() -> Bool {
     let dropped: [Request]? = inbox.withLock { inbox -> [Request]? in
       guard !inbox.isShutdown else { return nil }
       return markShutdown(&inbox)
@@ -445,7 +474,8 @@ public final class TimerScheduler: @unchecked Sendable {
   /// the jobs it held, and those still in the inbox, to the fallback queue
   /// (``retireJobs(_:)``). Call it after ``shutdown()``, on the thread that
   /// owns the table, or when no thread does.
-  func releaseTable() {
+  @_spi(TimerLoopHost)
+  public func releaseTable() {
     var released = table.move()
     table.initialize(to: TimerTable(now: now))
     let jobs = released.tasks.filter(\.isJob)

@@ -22,6 +22,12 @@ struct TimerTable: ~Copyable {
   /// cancelled, kept for the pass to release (see
   /// ``TimerScheduler/applyRequestsFirst()``).
   var unreleased: TimerScheduler.AppliedRequests?
+  /// The latest deadline by which the host will run a pass without being
+  /// told (see ``TimerHost``): work due earlier that the loop thread adds
+  /// outside a pass calls the host's `passNeeded`. Stays ``Deadline/distantPast``
+  /// for hosts that run code on their thread only inside passes (the epoll
+  /// and virtual loops), so the check never calls.
+  var hostWakeBy = Deadline.distantPast
 
   init(now: Deadline) {
     queue = TimerWheel(now: now)

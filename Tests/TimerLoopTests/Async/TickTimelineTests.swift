@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoop
 
 /// ``TickSequence`` against tokio's `Interval::poll_tick`, drawn as marble
 /// timelines: a tick delivered more than 5 ms after it was due is missed, and

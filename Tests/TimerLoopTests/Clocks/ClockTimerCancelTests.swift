@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoop
 
 /// Cancelling the earliest boot-time or wall-clock timer moves what wakes the
 /// loop for its clock to the next live timer, or disarms it with the last
