@@ -1,0 +1,75 @@
+import NIOCore
+import NIOEmbedded
+import NIOPosix
+import Synchronization
+import Testing
+import TimerLoop
+import TimerLoopNIO
+
+/// An NIO loop that shuts down ends its timer loop as the README's shutdown
+/// rows say: pending closures released without running, later calls throw
+/// `TimerLoopError.shutdown`, pending sleeps and timeouts throw it.
+@Suite struct NIOShutdownTests {
+  @Test(arguments: NIOLoopKind.allCases)
+  func pendingTimersAreReleasedAndLaterCallsThrow(kind: NIOLoopKind) throws {
+    let harness = NIOLoopHarness(kind)
+    let timers = harness.timers
+    let fired = EventLog<String>()
+    var canary: Canary? = Canary()
+    let watched = WeakReference(canary!)
+    let handler = RecordingHandler()
+    try harness.onLoop { [canary] in
+      try timers.schedule(after: .seconds(3600)) { withExtendedLifetime(canary) { fired.append("timer") } }
+      let key = try timers.makeTimer(handler: handler, tag: 1)
+      timers.arm(key, after: .seconds(3600))
+      try timers.scheduleRepeating(after: .seconds(1), every: .seconds(1)) { _ in fired.append("tick") }
+    }
+    canary = nil
+    try harness.shutdown()
+    #expect(watched.object == nil)
+    #expect(fired.all.isEmpty && handler.tags.all.isEmpty)
+    #expect(throws: TimerLoopError.shutdown) { try timers.schedule(after: .zero) {} }
+    #expect(throws: TimerLoopError.shutdown) { try timers.execute {} }
+    #expect(throws: TimerLoopError.shutdown) { try timers.makeTimer(handler: handler) }
+  }
+
+  @Test func pendingSleepsAndTimeoutsThrowShutdown() async throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let timers = group.next().timerLoop
+    let slept = Task { try await timers.sleep(for: .seconds(3600)) }
+    let timedOut = Task {
+      try await timers.withTimeout(.seconds(3600)) { try await timers.sleep(for: .seconds(7200)) }
+    }
+    // The sleep, the timeout's deadline and its operation's sleep.
+    await timers.waitForSleepingTasks(atLeast: 3)
+    try await group.shutdownGracefully()
+    await #expect(throws: TimerLoopError.shutdown) { try await slept.value }
+    await #expect(throws: TimerLoopError.shutdown) { try await timedOut.value }
+    await #expect(throws: TimerLoopError.shutdown) { try await timers.sleep(for: .zero) }
+    #expect(timers.sleepingTaskCount == 0)
+  }
+
+  @Test func theTimerLoopAloneShutsDownAndTheNIOLoopGetsANewOne() throws {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    defer { try? group.syncShutdownGracefully() }
+    let loop = group.next()
+    let timers = loop.timerLoop
+    #expect(loop.timerLoop === timers)
+    var canary: Canary? = Canary()
+    let watched = WeakReference(canary!)
+    try timers.schedule(after: .seconds(3600)) { [canary] in withExtendedLifetime(canary) {} }
+    canary = nil
+    timers.shutdown()
+    #expect(throws: TimerLoopError.shutdown) { try timers.schedule(after: .zero) {} }
+    // The closure goes on the loop's thread, in a task queued before this one.
+    try loop.submit { #expect(watched.object == nil) }.wait()
+    let next = loop.timerLoop
+    #expect(next !== timers)
+    let fired = try loop.submit { () -> EventLoopFuture<Void> in
+      let promise = loop.makePromise(of: Void.self)
+      try next.schedule(after: .milliseconds(1)) { promise.succeed() }
+      return promise.futureResult
+    }.wait()
+    try fired.wait()
+  }
+}
