@@ -12,9 +12,9 @@ extension Deadline {
 }
 
 extension NIODeadline {
-  /// The same instant as `deadline` (see ``TimerLoop/Deadline/init(_:)``).
-  /// ``TimerLoop/Deadline/distantFuture`` becomes `NIODeadline.distantFuture`;
-  /// nothing can be earlier than NIO's zero, which ``TimerLoop/Deadline/distantPast`` is. O(1), exact.
+  /// The same instant as `deadline` (see `Deadline.init(_:)`).
+  /// `Deadline.distantFuture` becomes `NIODeadline.distantFuture`;
+  /// nothing can be earlier than NIO's zero, which `Deadline.distantPast` is. O(1), exact.
   public init(_ deadline: Deadline) {
     self = .uptimeNanoseconds(UInt64(clamping: deadline.uptimeNanoseconds))
   }

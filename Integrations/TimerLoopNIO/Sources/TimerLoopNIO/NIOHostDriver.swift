@@ -45,6 +45,8 @@ final class NIOHostDriver: @unchecked Sendable {
   private var inPass = false
   private var passQueued = false
   private var stopped = false
+  /// Set when the NIO loop shuts down (not only this timer loop).
+  private var eventLoopStopped = false
   /// Whether the loop thread is to be claimed when first seen (see ``readsMonotonicClock``).
   private var claimChecked: Bool
 
@@ -166,6 +168,7 @@ final class NIOHostDriver: @unchecked Sendable {
   /// `TimerLoopError.shutdown`) and releases every closure here. Loop thread.
   private func loopDidStop() {
     isStopping.store(true, ordering: .releasing)
+    eventLoopStopped = true
     scheduler?.shutdown()
     finishShutdown()
   }
@@ -179,7 +182,7 @@ final class NIOHostDriver: @unchecked Sendable {
     disarm()?.cancel()
     scheduler.releaseTable()
     scheduler.releaseLoopThread()
-    NIOTimerLoop.forget(eventLoop, scheduler: scheduler)
+    NIOTimerLoop.forget(eventLoop, scheduler: scheduler, eventLoopStopped: eventLoopStopped)
   }
 
   /// Claims the loop thread for the scheduler the first time a pass runs on

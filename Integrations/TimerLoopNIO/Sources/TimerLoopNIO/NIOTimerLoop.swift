@@ -5,13 +5,13 @@ import NIOEmbedded
 /// TimerLoop's timers on a SwiftNIO `EventLoop`: the loop's timer wheel,
 /// driven by the NIO loop itself, on its own thread. There is one per NIO
 /// loop (one per loop of a `MultiThreadedEventLoopGroup`), made the first
-/// time it is asked for with ``NIOCore/EventLoop/timerLoop`` or
+/// time it is asked for with `EventLoop.timerLoop` or
 /// ``on(_:)``.
 ///
-/// It is a ``TimerLoop/TimerEventLoop``: every call of that protocol works on
-/// it (one-shot and repeating timers, handler timers with ``TimerLoop/TimerKey``,
+/// It is a `TimerEventLoop`: every call of that protocol works on
+/// it (one-shot and repeating timers, handler timers with `TimerKey`,
 /// `execute`, `sleep`, `withTimeout`, ticks, `clock`), with the same
-/// semantics as on ``TimerLoop/EpollEventLoop``, word for word: never early,
+/// semantics as on `EpollEventLoop`, word for word: never early,
 /// equal deadlines in scheduling order, passes, the cancel promise, repeat
 /// policies, bad input and shutdown.
 ///
@@ -23,36 +23,21 @@ import NIOEmbedded
 /// deadline and is re-armed only when that deadline moves earlier. Calls
 /// from other threads are safe; they reach the loop through its `execute`.
 /// Closures run on the NIO loop's thread, in passes that NIO runs as tasks.
-/// Use ``TimerLoop/TimerEventLoop/assumeIsolated()`` there to schedule closures
+/// Use `TimerEventLoop.assumeIsolated()` there to schedule closures
 /// that capture channel state which is not `Sendable`.
 ///
 /// ```swift
-/// final class IdleHandler: ChannelInboundHandler, TimerHandler {
-///   typealias InboundIn = ByteBuffer
-///   private var timers: NIOTimerLoop!
-///   private var idle: TimerKey?
-///   private var context: ChannelHandlerContext?
-///
-///   func handlerAdded(context: ChannelHandlerContext) {
-///     self.context = context
-///     timers = context.eventLoop.timerLoop
-///     idle = try? timers.makeTimer(handler: self, tag: 0)
-///   }
-///   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-///     if let idle { timers.arm(idle, at: timers.now + .seconds(30)) }   // no allocation
-///     context.fireChannelRead(data)
-///   }
-///   func timerFired(tag: UInt64) { context?.close(promise: nil) }
-///   func handlerRemoved(context: ChannelHandlerContext) {
-///     if let idle { timers.invalidate(idle) }
-///     self.context = nil
-///   }
-/// }
+/// // In a ChannelHandler, on the channel's loop.
+/// let timers = context.eventLoop.timerLoop                 // keep it: the lookup takes a lock
+/// let idle = try timers.makeTimer(handler: closeOnTimeout)  // a TimerHandler
+/// timers.arm(idle, after: .seconds(30))                     // on every read: no allocation
 /// ```
 ///
-/// **Time.** ``TimerLoop/TimerEventLoop/now`` is the NIO loop's `now`. On a
+/// The package's README has the whole idle-timeout handler.
+///
+/// **Time.** `TimerEventLoop.now` is the NIO loop's `now`. On a
 /// loop of NIOPosix that is `CLOCK_MONOTONIC`, the clock of
-/// ``TimerLoop/Deadline`` (convert with ``TimerLoop/Deadline/init(_:)`` and
+/// `Deadline` (convert with `Deadline.init(_:)` and
 /// `NIODeadline(_:)`). On `EmbeddedEventLoop` and `NIOAsyncTestingEventLoop`
 /// it is their virtual time: a test moves it with their `advanceTime`, and
 /// timers fire in those calls, so handlers' timeouts are tested on NIO's
@@ -63,7 +48,7 @@ import NIOEmbedded
 /// **Shutdown.** When the NIO loop shuts down, NIO cancels the standing
 /// callback and this loop shuts down with it, on the NIO loop's thread:
 /// every pending timer and task closure is released without running, later
-/// calls that add work throw ``TimerLoop/TimerLoopError/shutdown``, and
+/// calls that add work throw `TimerLoopError.shutdown`, and
 /// pending sleeps and timeouts throw it (the README's shutdown rows).
 /// A call from another thread in the moment NIO stops taking tasks may make
 /// NIO print that a task was scheduled on a loop that has shut down; that
@@ -74,8 +59,8 @@ import NIOEmbedded
 /// has monotonic timers only. It is not a Swift concurrency executor: tasks
 /// use NIO's executors.
 public final class NIOTimerLoop: TimerEventLoop {
-  /// The loop's timer state (``TimerLoop/TimerEventLoop/scheduler``); use the
-  /// methods of ``TimerLoop/TimerEventLoop``.
+  /// The loop's timer state (`TimerEventLoop.scheduler`); use the
+  /// methods of `TimerEventLoop`.
   public let scheduler: TimerScheduler
   /// The NIO loop whose thread runs this loop's closures.
   public let eventLoop: any EventLoop
@@ -101,10 +86,17 @@ public final class NIOTimerLoop: TimerEventLoop {
     if pinned { scheduler.claimLoopThread() }
   }
 
+  /// A timer loop of an NIO loop that has shut down: shut down from the start.
+  convenience init(shutDownOn eventLoop: any EventLoop) {
+    self.init(eventLoop: eventLoop)
+    driver.isStopping.store(true, ordering: .releasing)
+    scheduler.shutdown()
+  }
+
   /// Stops this loop's timers (not the NIO loop): every pending timer and
   /// task closure is released, on the NIO loop's thread (at once when called
   /// there outside a callback, else in its next task), and later calls that
-  /// add work throw ``TimerLoop/TimerLoopError/shutdown``. The next
+  /// add work throw `TimerLoopError.shutdown`. The next
   /// ``on(_:)`` for the same NIO loop makes a new one. Idempotent; any thread.
   public func shutdown() {
     guard scheduler.shutdown() else { return }

@@ -31,6 +31,9 @@ import TimerLoopNIO
     #expect(throws: TimerLoopError.shutdown) { try timers.schedule(after: .zero) {} }
     #expect(throws: TimerLoopError.shutdown) { try timers.execute {} }
     #expect(throws: TimerLoopError.shutdown) { try timers.makeTimer(handler: handler) }
+    // The NIO loop's timer loop stays shut down.
+    let later = harness.eventLoop.timerLoop
+    #expect(throws: TimerLoopError.shutdown) { try later.schedule(after: .zero) {} }
   }
 
   @Test func pendingSleepsAndTimeoutsThrowShutdown() async throws {
@@ -46,6 +49,9 @@ import TimerLoopNIO
     await #expect(throws: TimerLoopError.shutdown) { try await slept.value }
     await #expect(throws: TimerLoopError.shutdown) { try await timedOut.value }
     await #expect(throws: TimerLoopError.shutdown) { try await timers.sleep(for: .zero) }
+    await #expect(throws: TimerLoopError.shutdown) {
+      try await group.next().timerLoop.sleep(for: .zero)
+    }
     #expect(timers.sleepingTaskCount == 0)
   }
 

@@ -17,6 +17,7 @@ import TimerLoopNIO
     let timers = loop.timerLoop
     let fired = Atomic<Int>(0)
     let lateCalls = Atomic<Int>(0)
+    let earlyCalls = Atomic<Int>(0)
     let perWorker = 2_000
     DispatchQueue.concurrentPerform(iterations: 4) { worker in
       for i in 0..<perWorker {
@@ -28,7 +29,12 @@ import TimerLoopNIO
             handle.reschedule(after: .microseconds(Int64(i % 100)))
           }
         } else if i % 2 == 0 {
-          _ = try? timers.schedule(after: .microseconds(Int64(i % 100))) { fired.add(1, ordering: .relaxed) }
+          // Never early under load: each checks the loop's time when it runs.
+          let deadline = timers.now + .microseconds(Int64(i % 100))
+          _ = try? timers.schedule(at: deadline) {
+            if timers.now < deadline { earlyCalls.add(1, ordering: .relaxed) }
+            fired.add(1, ordering: .relaxed)
+          }
         } else {
           // The cancel promise: once cancel() has returned, the closure never starts.
           let returned = CancelReturned()
@@ -47,6 +53,7 @@ import TimerLoopNIO
     try timers.schedule(after: .milliseconds(20)) { done.signal() }
     #expect(done.wait(timeout: .now() + .seconds(60)) == .success)
     #expect(lateCalls.load(ordering: .relaxed) == 0)
+    #expect(earlyCalls.load(ordering: .relaxed) == 0)
     // Every kept timer fired once: worker 0's 2,000 and half of the others' 6,000.
     #expect(fired.load(ordering: .relaxed) == perWorker + 3 * perWorker / 2)
   }
