@@ -45,14 +45,21 @@ public struct EventLoopContinuousClock: Clock {
   ///
   /// - Parameters:
   ///   - deadline: when to resume, on the loop's boot time.
-  ///   - tolerance: accepted for `Clock`, not used: boot-time timers are
-  ///     not grouped onto a coarser grid, so the sleep ends at `deadline`.
+  ///   - tolerance: how much later than `deadline` the sleep may end, so that
+  ///     sleeps due close together share one wake-up, as on
+  ///     ``EventLoopClock/sleep(until:tolerance:)``: the instant, in
+  ///     nanoseconds after boot, is rounded up to a multiple of the largest
+  ///     power of two nanoseconds not above `tolerance` (10 ms: a 8.39 ms
+  ///     grid). It only ever delays, by less than `tolerance`; `nil` or under
+  ///     2 ns leaves the instant as it is. The loop's own leeway comes on top.
   /// - Throws: `CancellationError` if the task is cancelled (the timer is
   ///   cancelled at once), ``TimerLoopError/shutdown`` if the loop shuts down.
   public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration? = nil)
     async throws
   {
-    try await loop.sleep(until: deadline)
+    let leeway = tolerance.map { TimeAmount($0).nanoseconds } ?? 0
+    let instant = deadline.bootNanoseconds.delayed(within: leeway)
+    try await loop.sleep(until: ContinuousClock.Instant(bootNanoseconds: instant))
   }
 }
 

@@ -118,7 +118,9 @@ final class ClockTimerQueue: Sendable {
           try state.driver?.watch()
           state.isWatched = true
         }
-        guard target != state.armed else { return false }
+        guard !Self.serves(target, armed: state.armed, leeway: host.clockTimerLeeway) else {
+          return false
+        }
         let wasSet = try state.driver?.arm(target) ?? false
         state.armed = target
         return wasSet
@@ -159,6 +161,16 @@ final class ClockTimerQueue: Sendable {
     } else {
       try? host.execute { [self] in rearm() }  // throws only after shutdown, which ends every timer
     }
+  }
+
+  /// Whether a driver armed for `armed` needs no new arming for `target`:
+  /// the same, or a wake-up no more than `leeway` after `target` (never
+  /// before it), which a pass then shares with every timer due by then, as
+  /// the monotonic timerfd does within the loop's leeway. A timer on its
+  /// own is armed for its deadline itself and fires on time.
+  private static func serves(_ target: Int64?, armed: Int64?, leeway: Int64) -> Bool {
+    guard let target, let armed else { return target == armed }
+    return armed >= target && armed.subtractingSaturated(target) <= leeway
   }
 
   /// The earliest pending deadline (nanoseconds on the clock), or `nil`.

@@ -35,6 +35,8 @@ extension EpollEventLoop: ClockTimerHost {
     failure.withLock { failure in failure = failure ?? error }
     shutdown()
   }
+
+  var clockTimerLeeway: Int64 { leeway.nanoseconds }
 }
 
 /// A timerfd on a queue's clock. Closes its descriptor when released.

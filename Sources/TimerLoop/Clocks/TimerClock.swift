@@ -35,6 +35,11 @@ protocol ClockTimerHost: TimerEventLoop {
 
   /// Shuts the loop down after a system call of a driver failed on its thread.
   func stop(dueTo error: SystemError)
+
+  /// How late the loop may wake for a deadline on these clocks so that
+  /// wake-ups coalesce, nanoseconds: ``EpollEventLoop/leeway``; 0 on a
+  /// virtual loop, which does not wake.
+  var clockTimerLeeway: Int64 { get }
 }
 
 extension ClockTimerHost {

@@ -25,6 +25,8 @@ extension VirtualEventLoop: ClockTimerHost {
     shutdown()
   }
 
+  var clockTimerLeeway: Int64 { 0 }
+
   /// Simulates the machine sleeping for `amount` (nanoseconds): the
   /// boot-time clock (``TimerEventLoop/continuousNow``) and the wall clock
   /// (``TimerEventLoop/wallClockNow``) move forward by `amount`; the monotonic

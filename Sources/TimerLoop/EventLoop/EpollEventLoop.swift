@@ -56,7 +56,8 @@ public final class EpollEventLoop: TimerEventLoop {
   /// deadline itself, so a timer on its own fires on time (plus the kernel's
   /// wake-up latency); while timers come due within a few leeways of each
   /// other, the loop wakes once per leeway instead of once per timer. Timers
-  /// never fire early.
+  /// never fire early. The boot-time and wall-clock timerfds keep the wake-up
+  /// they are armed for when a timer due up to one leeway before it comes.
   public let leeway: TimeAmount
 
   /// The default ``leeway``: 150 µs. In the leeway sweep of the repository's

@@ -63,6 +63,27 @@ import Testing
     #expect(attempts.count == 3)
   }
 
+  @Test func sleepsWithToleranceShareAWakeUpOnBootTimeAndNeverEndEarly() async throws {
+    let loop = VirtualEventLoop(start: Deadline(uptimeNanoseconds: 1 << 30))
+    let start = loop.continuousNow
+    let woke = EventLog<ContinuousClock.Instant>()
+    let sleepers = [Duration.milliseconds(1), .milliseconds(3)].map { duration in
+      Task {
+        try await loop.continuousClock.sleep(
+          until: start.advanced(by: duration), tolerance: .milliseconds(10))
+        woke.append(loop.continuousNow)
+      }
+    }
+    await loop.waitForSleepingTasks(atLeast: 2)
+    // Both instants move to the same point of the 8.39 ms (2^23 ns) grid.
+    let grid = start.advanced(by: .nanoseconds(1 << 23))
+    loop.suspend(for: .nanoseconds((1 << 23) - 1))
+    #expect(loop.sleepingTaskCount == 2)
+    loop.suspend(for: .nanoseconds(1))
+    for sleeper in sleepers { try await sleeper.value }
+    #expect(woke.all == [grid, grid])
+  }
+
   @Test func aPastInstantResumesInTheNextPass() async throws {
     let loop = VirtualEventLoop()
     let past = loop.continuousNow.advanced(by: .seconds(-1))
