@@ -58,9 +58,8 @@ public struct ClockTimerHandle: Sendable, Hashable {
   /// clock would read `date` if it is not set meanwhile (the difference of
   /// the two clocks read now); a wall-clock timer follows the wall clock
   /// when it is set, as ever, and a rule or calendar timer then takes its
-  /// next date from its rule again. Moved from another thread to a later
-  /// date, the timer's clock may still wake the loop once at the old date,
-  /// to no effect.
+  /// next date from its rule again. The loop's wake-up for the clock moves
+  /// with the earliest timer, as after a ``cancel()``.
   ///
   /// - Complexity: O(log n) for n timers on the timer's clock; the old date
   ///   leaves the heap as a cancelled timer does (see ``cancel()``).

@@ -51,6 +51,8 @@ final class ClockTimerQueue: Sendable {
     guard let generation = timer.move(to: deadline) else { return }
     // After shutdown the timer was ended, and stays so.
     try? enqueue(timer, at: deadline, generation: generation)
+    // Moved later, the earliest timer leaves the driver armed for its old date.
+    timerWasCancelled()
   }
 
   private func enqueue(_ timer: ClockTimer, at deadline: Int64, generation: UInt64)

@@ -99,6 +99,47 @@ import Testing
     }
   }
 
+  @Test(arguments: [TimerClock.boot, .wall], [true, false])
+  func movingTheEarliestTimerLaterRearmsTheTimerfdForTheNewEarliest(
+    clock: TimerClock, onLoopThread: Bool
+  ) throws {
+    let loop = try EpollEventLoop.startOnNewThread()
+    defer { loop.shutdown() }
+    let (first, _) = try onLoop(loop) {
+      switch clock {
+      case .boot:
+        let now = loop.continuousNow
+        return (
+          try loop.schedule(at: now.advanced(by: .seconds(60))) {},
+          try loop.schedule(at: now.advanced(by: .seconds(120))) {}
+        )
+      case .wall:
+        let now = loop.wallClockNow
+        return (
+          try loop.schedule(at: now.addingTimeInterval(60)) {},
+          try loop.schedule(at: now.addingTimeInterval(120)) {}
+        )
+      }
+    }
+    let fd = try #require(try clockTimerFDs(of: loop).first)
+    let move: @Sendable () -> Void = {
+      switch clock {
+      case .boot: first.reschedule(to: loop.continuousNow.advanced(by: .seconds(180)))
+      case .wall: first.reschedule(to: loop.wallClockNow.addingTimeInterval(180))
+      }
+    }
+    if onLoopThread {
+      try onLoop(loop, move)
+    } else {
+      move()
+      try onLoop(loop) {}  // after the task the move sent
+    }
+    let expiry = try timeUntilExpiry(ofTimerFD: fd)
+    #expect(
+      expiry.map { $0 > .seconds(110) && $0 <= .seconds(120) } == true,
+      "armed for the date the timer was moved from")
+  }
+
   @Test func aOneShotMovedInsideItsOwnCallFiresAgainAtTheNewDate() throws {
     let loop = VirtualEventLoop()
     let start = loop.wallClockNow
