@@ -31,7 +31,7 @@ let package = Package(
     .target(name: "BenchmarkReport"),
     .executableTarget(
       name: "timerloop-bench",
-      dependencies: ["TimerLoop", "CAllocationCounter", "BenchmarkReport"]
+      dependencies: ["TimerLoop", "BlockTimers", "CAllocationCounter", "BenchmarkReport"]
     ),
     .executableTarget(
       name: "keepalive-server",

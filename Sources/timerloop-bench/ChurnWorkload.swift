@@ -49,6 +49,9 @@ enum ChurnWorkload {
       case .timerloopHandler: try runTimerLoopHandler(count: count, resets: resets, fired: fired)
       case .foundation: runFoundation(count: count, resets: resets, fired: fired)
       case .dispatch: runDispatch(count: count, resets: resets, fired: fired)
+      case .blocktimer, .weakTarget:
+        try runBlockTimers(
+          implementation.blockTimersOneShot!, count: count, resets: resets, fired: fired)
       case .continuous: preconditionFailure("churn does not run on continuous")
       }
     sink.emit("c", count, "timers")
@@ -152,6 +155,43 @@ enum ChurnWorkload {
           ? (armAllocations, resetAllocations - armAllocations, allocations - resetAllocations)
           : nil)
     }
+  }
+
+  /// Arms with `scheduledTimer(withTimeInterval:repeats:on:)`, resets by setting `fireDate`
+  /// to a fresh `Date(timeIntervalSinceNow:)` (as on Foundation), cancels with `invalidate()`,
+  /// all on the loop thread.
+  private static func runBlockTimers(
+    _ kind: any BlockTimersOneShot.Type, count: Int, resets: Int, fired: Shared<Int>
+  ) throws -> Phases {
+    func run<Timer: BlockTimersOneShot>(_: Timer.Type) throws -> Phases {
+      try EpollEventLoop.runOnCurrentThread { loop in
+        defer { loop.shutdown() }
+        var timers: [Timer] = []
+        timers.reserveCapacity(count)
+        let counting = AllocationCounter.start()
+        let start = Deadline.now()
+        for _ in 0..<count {
+          timers.append(Timer.scheduled(after: timeout.seconds, on: loop) { fired.value += 1 })
+        }
+        let armed = Deadline.now()
+        let armAllocations = AllocationCounter.count
+        for k in 0..<resets {
+          timers[timer(forReset: k, count: count)].fireDate = Date(
+            timeIntervalSinceNow: timeout.seconds)
+        }
+        let reset = Deadline.now()
+        let resetAllocations = AllocationCounter.count
+        for timer in timers { timer.invalidate() }
+        let cancelled = Deadline.now()
+        let allocations = AllocationCounter.stop()
+        return Phases(
+          start: start, armed: armed, reset: reset, cancelled: cancelled,
+          allocations: counting
+            ? (armAllocations, resetAllocations - armAllocations, allocations - resetAllocations)
+            : nil)
+      }
+    }
+    return try run(kind)
   }
 
   /// Resets by setting `fireDate`, cancels with `invalidate()`; the run loop never runs.

@@ -12,6 +12,12 @@ enum Implementation: String, CaseIterable, Sendable {
   /// The same loop with handler timers (`TimerHandler`, `TimerKey`) instead of closures:
   /// million, churn and memory only.
   case timerloopHandler = "timerloop-handler"
+  /// BlockTimers' `BlockTimer` (the drop-in for `Foundation.Timer`) on the same loop, every
+  /// call on the loop thread: million, churn, jitter and memory.
+  case blocktimer
+  /// BlockTimers' `WeakTargetTimer` (a `BlockTimer` whose action holds its target weakly) on
+  /// the same loop: million, churn and memory.
+  case weakTarget = "weak-target"
   /// `Foundation.Timer` added to the calling thread's `RunLoop`, which runs in 50 ms slices.
   case foundation
   /// `DispatchSourceTimer`s on one serial queue, every call made inside `queue.sync`.

@@ -1,3 +1,4 @@
+import BlockTimers
 import Dispatch
 import Foundation
 import TimerLoop
@@ -30,7 +31,8 @@ enum JitterWorkload {
     let recorder =
       switch implementation {
       case .timerloop: try runTimerLoop(count: count, seconds: seconds, leeway: leeway)
-      case .timerloopHandler, .continuous:
+      case .blocktimer: try runBlockTimer(count: count, seconds: seconds, leeway: leeway)
+      case .timerloopHandler, .weakTarget, .continuous:
         preconditionFailure("jitter does not run on \(implementation)")
       case .foundation: runFoundation(count: count, seconds: seconds)
       case .dispatch: runDispatch(count: count, seconds: seconds)
@@ -54,7 +56,7 @@ enum JitterWorkload {
     summary?.emit(to: sink)
     sink.emit("cpu_s", cpuAtRunEnd - recorder.cpuAtInitEnd, digits: 3, "s")
     sink.emit("voluntary_switches", switchesAtRunEnd - recorder.switchesAtInitEnd, "count")
-    if implementation == .timerloop {
+    if implementation == .timerloop || implementation == .blocktimer {
       sink.emit("leeway_us", Double(leeway.nanoseconds) / 1e3, digits: 1, "us")
     }
     // The checks: lateness percentiles of a run that skipped most ticks, or fired early,
@@ -86,6 +88,42 @@ enum JitterWorkload {
             handle.deadline.map { recorder.tick(ofTimer: k, at: $0) } ?? tick + 1
           recorder.record(timer: k, tick: tick, at: now)
         }
+      }
+      recorder.finishInit()
+      try loop.schedule(at: recorder.end + patience) { loop.shutdown() }
+      return recorder
+    }
+  }
+
+  /// `BlockTimer(fire:interval:repeats:block:)` added to the loop, as Foundation's are to the
+  /// run loop. The dates are `Date()` and the loop's clock read together (the middle of two
+  /// clock readings around `Date()`); the timer maps them back through its loop's own pairing,
+  /// so a first deadline can differ from the recorder's by the two pairings' error (well under
+  /// a microsecond on an idle core). Inside the block `fireDate` is already the next tick (the
+  /// timer moves on before the call), which charges the following call.
+  private static func runBlockTimer(
+    count: Int, seconds: Double, leeway: TimeAmount
+  ) throws -> LatenessRecorder {
+    try EpollEventLoop.runOnCurrentThread(leeway: leeway) { loop in
+      let before = Deadline.now()
+      let startDate = Date()
+      let start = before + (Deadline.now() - before) / 2
+      let recorder = LatenessRecorder(timers: count, seconds: seconds, start: start)
+      let period = LatenessRecorder.period.seconds
+      for k in 0..<count {
+        let firstDate = startDate + (recorder.firstDeadline(ofTimer: k) - start).seconds
+        let timer = BlockTimer(fire: firstDate, interval: period, repeats: true) { timer in
+          let now = Deadline.now()
+          guard !recorder.isOver(at: now) else {
+            timer.invalidate()
+            if recorder.stopTimer() { loop.shutdown() }
+            return
+          }
+          let tick = recorder.nextTick[k]
+          recorder.nextTick[k] = Int((timer.fireDate.timeIntervalSince(firstDate) / period).rounded())
+          recorder.record(timer: k, tick: tick, at: now)
+        }
+        timer.add(to: loop)
       }
       recorder.finishInit()
       try loop.schedule(at: recorder.end + patience) { loop.shutdown() }

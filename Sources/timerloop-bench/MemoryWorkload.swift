@@ -42,6 +42,7 @@ enum MemoryWorkload {
       case .timerloopHandler: try runTimerLoopHandler(count: count)
       case .foundation: runFoundation(count: count)
       case .dispatch: runDispatch(count: count)
+      case .blocktimer, .weakTarget: try runBlockTimers(implementation.blockTimersOneShot!, count: count)
       case .continuous: preconditionFailure("memory does not run on continuous")
       }
     sink.emit("n", count, "timers")
@@ -87,6 +88,26 @@ enum MemoryWorkload {
       }
       return Readings(before: before, after: ProcessStats.residentBytes())
     }
+  }
+
+  /// Schedules with `scheduledTimer(withTimeInterval:repeats:on:)` on the loop thread and
+  /// keeps the object each call returns.
+  private static func runBlockTimers(_ kind: any BlockTimersOneShot.Type, count: Int) throws
+    -> Readings
+  {
+    func run<Timer: BlockTimersOneShot>(_: Timer.Type) throws -> Readings {
+      try EpollEventLoop.runOnCurrentThread { loop in
+        defer { loop.shutdown() }
+        let before = ProcessStats.residentBytes()
+        var timers: [Timer] = []
+        timers.reserveCapacity(count)
+        for i in 0..<count {
+          timers.append(Timer.scheduled(after: timeout.seconds, on: loop) { fire(i) })
+        }
+        return Readings(before: before, after: ProcessStats.residentBytes())
+      }
+    }
+    return try run(kind)
   }
 
   /// Adds each `Timer` to the run loop and keeps a reference to it.

@@ -53,6 +53,7 @@ enum MillionWorkload {
       case .timerloopHandler: try runTimerLoopHandler(log)
       case .foundation: runFoundation(log)
       case .dispatch: runDispatch(log)
+      case .blocktimer, .weakTarget: try runBlockTimers(implementation.blockTimersOneShot!, log)
       case .continuous: preconditionFailure("million does not run on continuous")
       }
     let cpuAtRunEnd = ProcessStats.cpuSeconds()
@@ -116,6 +117,27 @@ enum MillionWorkload {
         try loop.schedule(at: start + timeout(ofTimer: i), handler: recorder, tag: UInt64(i))
       }
       return try endInit(on: loop, log, start: start, counting: counting)
+    }
+  }
+
+  /// `scheduledTimer(withTimeInterval:repeats:on:)` on the loop thread counts each timeout
+  /// from its own reading of the loop's clock; the object made is dropped (the loop keeps it).
+  private static func runBlockTimers(
+    _ kind: any BlockTimersOneShot.Type, _ log: FiringLog
+  ) throws -> InitPhase {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      let counting = AllocationCounter.start()
+      let start = Deadline.now()
+      for i in 0..<log.count {
+        _ = kind.scheduled(after: timeout(ofTimer: i).seconds, on: loop) {
+          if log.record(i) { loop.shutdown() }
+        }
+      }
+      let phase = try endInit(on: loop, log, start: start, counting: counting)
+      // Each timeout counted from its own arm: the last from the end of init at the latest.
+      return InitPhase(
+        start: phase.start, end: phase.end, cpuAtEnd: phase.cpuAtEnd,
+        lastDue: phase.end + timeout(ofTimer: log.count - 1), allocations: phase.allocations)
     }
   }
 

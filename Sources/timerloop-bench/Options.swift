@@ -59,12 +59,14 @@ struct Options {
 
     options:
       --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn,
-                     memory and cross), foundation, dispatch or continuous (Task.sleep: sleep
-                     only); repeat it or separate with commas (default: all)
+                     memory and cross), blocktimer (BlockTimers' BlockTimer: million, churn,
+                     jitter and memory), weak-target (its WeakTargetTimer: million, churn and
+                     memory), foundation, dispatch or continuous (Task.sleep: sleep only);
+                     repeat it or separate with commas (default: all)
       --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
                      K (jitter), T (sleep)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
-      --leeway L     the leeway of timerloop's loop in jitter, in whole microseconds from 0 to
+      --leeway L     the leeway of the loop of timerloop and blocktimer in jitter, in whole microseconds from 0 to
                      1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.nanoseconds / 1_000)); needs the jitter workload;
                      other workloads and implementations ignore it
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,

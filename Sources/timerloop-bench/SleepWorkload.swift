@@ -69,7 +69,7 @@ enum SleepWorkload {
       }
       rssSleeping = recorder.residentBytesOnceAllSleep()
       finished = recorder.waitForAllTasks(timeout: patience)
-    case .timerloopHandler, .foundation, .dispatch:
+    case .timerloopHandler, .blocktimer, .weakTarget, .foundation, .dispatch:
       preconditionFailure("sleep runs on timerloop and continuous only")
     }
     let wall = Deadline.now() - start
