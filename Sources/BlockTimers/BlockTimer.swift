@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import TimerLoop
+@_spi(Locking) import TimerLoop
 
 /// A timer with the API and documented semantics of Foundation's `Timer` block
 /// API, running on a TimerLoop `TimerEventLoop` instead of a `RunLoop`, so ported code runs
@@ -63,15 +63,18 @@ import TimerLoop
 /// to the ``DefaultLoop/shared()`` loop instead of never firing. Where
 /// swift-corelibs-foundation's `Timer` differs from Apple's documentation
 /// (it needs a spinning `RunLoop`), this type follows Apple.
-public final class BlockTimer: Sendable {
+public final class BlockTimer: @unchecked Sendable {
+  // @unchecked: the registry links are guarded by the loop context's lock
+  // (see `LoopContext`); everything else is immutable or in `state`.
+
   /// The interval between firings of a repeating timer, in seconds (below
   /// 0.0001, zero and negative included, it was raised to 0.0001); `0` for a one-shot, as Apple's `timeInterval` returns
   /// "0 ... even if a time interval was set" for non-repeating timers.
   public let timeInterval: TimeInterval
 
   /// The value given at creation, unchanged. (Apple's `userInfo` is `Any?`;
-  /// here it is `Sendable` because the timer crosses threads.)
-  public let userInfo: (any Sendable)?
+  /// here it is `Sendable` because the timer crosses threads.) O(1).
+  public var userInfo: (any Sendable)? { userInfoBox?.value }
 
   /// Whether the timer repeats until invalidated.
   public let repeats: Bool
@@ -83,9 +86,20 @@ public final class BlockTimer: Sendable {
 
   /// The repeat interval on the loop's clock; unused for one-shots.
   private let interval: TimeAmount
+  /// Boxed, so that the many timers made without one do not carry an
+  /// existential's 40 bytes.
+  private let userInfoBox: UserInfo?
   private let state: Locked<State>
   /// Makes the calls of the block one at a time.
   private let calls = ExclusiveCalls()
+
+  /// This timer's links in its loop context's list of scheduled timers,
+  /// changed only under the context's lock (see ``LoopContext``).
+  unowned(unsafe) var registryNext: BlockTimer?
+  unowned(unsafe) var registryPrevious: BlockTimer?
+  /// Set and cleared under the context's lock; atomic so that `deinit` can
+  /// tell without the lock that it need not take it (see ``LoopContext``).
+  let isRegistered = Atomic<Bool>(false)
 
   /// Apple's floor for intervals: "If seconds is less than or equal to 0.0,
   /// this method chooses the nonnegative value of 0.1 milliseconds instead."
@@ -97,12 +111,18 @@ public final class BlockTimer: Sendable {
 
   typealias Block = @Sendable (BlockTimer) -> Void
 
-  /// The loop's one-shot timer for a scheduled timer.
+  private final class UserInfo: Sendable {
+    let value: any Sendable
+    init(_ value: any Sendable) { self.value = value }
+  }
+
+  /// The loop's timer for a scheduled timer.
   private enum LoopTimer {
-    /// On the monotonic clock: moved in place.
+    /// On the monotonic clock: the loop's own timer, a one-shot or a
+    /// fixed-rate repeating timer, moved in place.
     case monotonic(TimerHandle)
-    /// On the wall clock, where a timer cannot be moved: each move cancels it
-    /// and schedules the next `generation`, so that a firing of one replaced
+    /// On the wall clock, where a timer cannot be moved: each firing and each
+    /// move schedules the next `generation`, so that a firing of one replaced
     /// while it was starting is told apart and dropped.
     case wall(ClockTimerHandle, generation: UInt64)
 
@@ -114,41 +134,41 @@ public final class BlockTimer: Sendable {
     }
   }
 
-  /// A timer on a loop. The loop runs a one-shot at `nominal + shift`; the
-  /// timer moves it on after each firing, so the schedule has one source of
-  /// truth, here, changed only under the lock.
-  private struct Scheduled {
-    /// Weak, so that a timer never keeps its loop object alive. The loop is
-    /// alive while it runs the timer.
-    weak var loop: (any TimerEventLoop)?
-    let context: LoopContext
-    var timer: LoopTimer
-    let queue: DispatchQueue?
-    /// The next firing on the timer's clock, without the tolerance shift. On
-    /// the monotonic clock, a firing before it is one that the loop had
-    /// committed to before a move made on another thread reached it, and is
-    /// not a firing.
-    var nominal: Deadline
-    /// How far tolerance moved the loop's deadline past `nominal` (≥ 0, < tolerance).
-    var shift: TimeAmount
-    /// A call was handed to `queue` and has not started yet.
-    var deliveryPending = false
-  }
-
-  private enum Phase {
+  private enum Phase: UInt8 {
     /// Created, not yet added to a loop.
-    case idle(fireDate: Date)
-    case scheduled(Scheduled)
-    /// Ended; keeps the last fire date for the getter.
-    case invalid(fireDate: Date)
+    case idle
+    case scheduled
+    /// Ended.
+    case invalid
   }
 
+  /// Everything that changes, under one lock.
   private struct State {
     var phase: Phase
+    /// A move made from another thread than the loop's, which the loop
+    /// applies as a request: until the timer's next firing it may fire on
+    /// the grid it had, so that firing checks the schedule against this
+    /// state, the one source of truth.
+    var remoteMove = false
+    /// A call was handed to `queue` and has not started yet.
+    var deliveryPending = false
     /// Released on invalidation, so a block that captures its owner does not
     /// keep it alive through an invalidated timer.
     var block: Block?
+    /// Before scheduling: the fire date. After a scheduling that failed: the
+    /// date the getter reads back.
+    var date: Date
+    /// Once scheduled: the next firing on the timer's clock, without the
+    /// tolerance shift (the last one, once invalid).
+    var nominal = Deadline.distantFuture
+    /// How far tolerance moved the loop's deadline past `nominal` (≥ 0, < tolerance).
+    var shift = TimeAmount.zero
     var tolerance: TimeInterval = 0
+    var timer: LoopTimer?
+    /// The loop's context, from scheduling on (also after invalidation, to
+    /// convert `nominal` for the getter).
+    var context: LoopContext?
+    var queue: DispatchQueue?
   }
 
   /// Where the first firing goes when the timer is added to a loop.
@@ -173,9 +193,19 @@ public final class BlockTimer: Sendable {
     self.clock = clock
     self.timeInterval = repeats && valid ? clamped : 0
     self.interval = (try? TimeAmount(seconds: clamped)) ?? .max
-    self.userInfo = userInfo
-    let phase: Phase = valid ? .idle(fireDate: fireDate) : .invalid(fireDate: .distantFuture)
-    state = Locked(State(phase: phase, block: valid ? block : nil))
+    // Compared, not mapped: mapping copies the existential through generic witnesses.
+    userInfoBox = userInfo == nil ? nil : UserInfo(userInfo!)
+    state = Locked(
+      State(
+        phase: valid ? .idle : .invalid, block: valid ? block : nil,
+        date: valid ? fireDate : .distantFuture))
+  }
+
+  deinit {
+    // Only a timer the loop released while shutting down may still be listed.
+    if isRegistered.load(ordering: .acquiring), let context = state.withLock({ $0.context }) {
+      context.unregister(self)
+    }
   }
 
   /// Creates a timer that first fires `interval` seconds from now (≤ 0 becomes
@@ -247,14 +277,18 @@ public final class BlockTimer: Sendable {
   /// - Returns: the timer; it stays scheduled even if the result is discarded.
   ///   A NaN interval, or a loop that has shut down, gives an invalid timer
   ///   that never fires.
+  /// - Complexity: O(1) amortised, as the loop's own `schedule`; no reading of
+  ///   the wall clock.
   @discardableResult
   public static func scheduledTimer(
     withTimeInterval interval: TimeInterval, repeats: Bool, on loop: (any TimerEventLoop)? = nil,
     deliveringOn queue: DispatchQueue? = nil, userInfo: (any Sendable)? = nil,
     block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
+    // The date is only read back if scheduling fails (see `schedule`).
     let timer = BlockTimer(
-      timeInterval: interval, repeats: repeats, userInfo: userInfo, block: block)
+      fireDate: .distantPast, interval: interval, repeats: repeats, userInfo: userInfo,
+      block: block)
     // Counted from the loop's clock rather than the wall-clock fire date, so
     // a virtual loop sees exactly `interval`.
     timer.schedule(
@@ -279,147 +313,186 @@ public final class BlockTimer: Sendable {
   }
 
   /// Schedules an idle timer; the single path every factory goes through.
+  /// A repeating timer on the monotonic clock rides one fixed-rate timer of
+  /// the loop, which keeps its grid; everything else one one-shot.
   func schedule(on requested: (any TimerEventLoop)?, start: Start, queue: DispatchQueue?) {
-    guard isIdle else { return }
     guard let loop = requested ?? DefaultLoop.current else {
       invalidate()
       return
     }
     let context = LoopContext.of(loop)
-    let released: Block? = state.withLock { state in
-      guard case .idle(let fireDate) = state.phase else { return nil }
+    let scheduled: Bool? = state.withLock { state in
+      guard state.phase == .idle else { return nil }
       let now = clock.now(on: loop)
       let first: Deadline? =
         switch start {
-        case .fireDate: clock.deadline(for: fireDate, in: context, on: loop).map { max($0, now) }
+        case .fireDate:
+          clock.deadline(for: state.date, in: context, now: now).map { max($0, now) }
         case .delay(let delay): (try? TimeAmount(seconds: delay)).map { now + $0 }
         case .deadline(let deadline): deadline
         }
-      // Registered first, so a shutdown from now on finds the timer; a loop
-      // already shut down refuses it.
-      if let first, context.register(self) {
+      if let first {
         let shift = Self.coalescingShift(for: first, tolerance: state.tolerance)
-        // The loop holds the timer strongly until the handle is cancelled or
-        // the one-shot ends without being moved on, as a run loop does.
-        if let timer = try? arm(on: loop, at: first + shift, generation: 0) {
-          state.phase = .scheduled(
-            Scheduled(
-              loop: loop, context: context, timer: timer, queue: queue, nominal: first,
-              shift: shift))
-          return nil
+        // The loop holds the timer strongly until its timer ends, as a run loop does.
+        if let timer = try? arm(on: loop, at: first, shift: shift, generation: 0) {
+          state.phase = .scheduled
+          state.nominal = first
+          state.shift = shift
+          state.timer = timer
+          state.context = context
+          state.queue = queue
+          return true
         }
-        context.unregister(self)
       }
-      state.phase = .invalid(fireDate: fireDate)
-      defer { state.block = nil }
-      return state.block
+      if case .delay(let delay) = start {
+        // As an invalid timer made with a NaN date reads back.
+        state.date = delay.isNaN ? .distantFuture : Date(timeIntervalSinceNow: delay)
+      }
+      return false
     }
-    _ = released  // released outside the lock
+    switch scheduled {
+    case nil: return
+    case true?:
+      // Listed after it is armed: a shutdown from now on finds it; one that
+      // came first refuses it, and it ends here. (A one-shot that fired and
+      // ended in between is listed until it is released; harmless.)
+      if !context.register(self) { invalidate() }
+    case false?:
+      invalidate()
+    }
   }
 
-  /// Schedules the loop's one-shot for this timer at `deadline` on its clock.
-  private func arm(on loop: any TimerEventLoop, at deadline: Deadline, generation: UInt64)
-    throws(TimerLoopError) -> LoopTimer
-  {
+  /// Schedules the loop's timer for this timer: its first firing at
+  /// `first + shift` on its clock.
+  private func arm(
+    on loop: any TimerEventLoop, at first: Deadline, shift: TimeAmount, generation: UInt64
+  ) throws(TimerLoopError) -> LoopTimer {
     switch clock {
+    // On the monotonic clock the timer is the loop timer's handler: no
+    // closure to allocate, and the loop holds the timer while it runs it.
+    case .monotonic where repeats:
+      // The loop keeps the grid `first + shift + n × interval` and skips
+      // missed ticks, as Apple's timers do; `loopDidFire` reads it back.
+      return .monotonic(
+        try loop.scheduleRepeatingHandle(firstAt: first + shift, every: interval, handler: self))
     case .monotonic:
-      return .monotonic(try loop.schedule(at: deadline) { [self] in loopDidFire(generation: nil) })
+      return .monotonic(try loop.scheduleHandle(at: first + shift, handler: self))
     case .wall:
-      let handle = try loop.schedule(at: TimerClock.wallAlarmDate(for: deadline)) { [self] in
+      let handle = try loop.schedule(at: TimerClock.wallAlarmDate(for: first + shift)) { [self] in
         loopDidFire(generation: generation)
       }
       return .wall(handle, generation: generation)
     }
   }
 
-  private var isIdle: Bool {
-    state.withLock { state in
-      if case .idle = state.phase { return true }
-      return false
-    }
-  }
-
   // MARK: Firing
 
-  /// Called by the loop when its one-shot for this timer comes due, on its
-  /// thread; `generation` is the wall-clock timer's, `nil` on the monotonic
-  /// clock. Moves a repeating timer on to its next grid point before the
-  /// call, so the block can move or invalidate it.
+  /// Called by the loop on its thread when this timer's loop timer fires;
+  /// `generation` is a wall-clock timer's.
+  /// Brings the schedule up to date, then calls the block (or hands the call
+  /// to the queue), unless a ``fire()`` on another thread is calling it: that
+  /// call stands for this one, which is skipped rather than made to wait (the
+  /// loop's thread is never held up by another thread's call).
   private func loopDidFire(generation: UInt64?) {
-    enum Next {
-      case skip
-      case call(any TimerEventLoop)
-      case dispatch(DispatchQueue)
-    }
-    let next: Next = state.withLock { state in
-      guard case .scheduled(var scheduled) = state.phase, let loop = scheduled.loop else {
-        return .skip
-      }
-      let now = clock.now(on: loop)
-      switch scheduled.timer {
-      case .monotonic(let handle):
-        guard now >= scheduled.nominal else {
-          // Committed to before a move from another thread reached the loop:
-          // wait for the date set since (the move's own request does the same).
-          handle.reschedule(to: scheduled.nominal + scheduled.shift)
-          return .skip
+    var queue: DispatchQueue?
+    let ran = calls.runUnlessBusy {
+      // The check, the call and the end of a one-shot are one step for other
+      // threads (see `callBlock`). The block comes out through a local, not
+      // as the lock's result: a closure returned through the generic lock
+      // is reabstracted, an allocation per call.
+      var block: Block?
+      state.withLock { state in
+        guard advance(&state, generation) else { return }
+        guard let deliveringOn = state.queue else {
+          block = state.block
+          return
         }
-      case .wall(_, let current):
-        // A replaced timer that was starting when a move cancelled it. The
-        // loop checked the current one's date against the wall clock.
-        guard generation == current else { return .skip }
+        if !state.deliveryPending {
+          state.deliveryPending = true
+          queue = deliveringOn
+        }
       }
-      if repeats {
-        let next = scheduled.nominal.nextGridPoint(after: now, interval: interval)
-        move(&scheduled, to: next, tolerance: state.tolerance)
+      // On the loop's thread the loop is ``DefaultLoop/current`` already.
+      guard let block else { return }
+      block(self)
+      if !repeats { invalidate() }
+    }
+    if !ran { state.withLock { state in _ = advance(&state, generation) } }
+    queue?.async { self.deliverOnQueue() }
+  }
+
+  /// Moves a firing timer's schedule on to its next firing, before the call,
+  /// so that the block can move or invalidate it. Returns whether the firing
+  /// stands: `false` for an invalid timer, and for a firing the loop had
+  /// committed to before a move from another thread reached it.
+  private func advance(_ state: inout State, _ generation: UInt64?) -> Bool {
+    guard state.phase == .scheduled else { return false }
+    switch state.timer {
+    case .monotonic(let own)?:
+      if state.remoteMove {
+        // The loop may have fired on the grid the move replaced: put its
+        // timer where this state says (here on the loop thread, at once), and
+        // fire only if that is due.
+        state.remoteMove = false
+        let now = own.now
+        guard state.nominal <= now else {
+          own.reschedule(to: state.nominal + state.shift)
+          return false
+        }
+        if repeats {
+          move(&state, to: state.nominal.nextGridPoint(after: now, interval: interval))
+        }
+      } else if repeats, let next = own.deadline {
+        // The loop queued its fixed-rate timer at the next grid point before
+        // this call (`deadline` is read on the loop thread).
+        state.nominal = next - state.shift
+        if state.tolerance > 0,
+          Self.coalescingShift(for: state.nominal, tolerance: state.tolerance) != state.shift
+        {
+          move(&state, to: state.nominal)
+        }
       }
-      defer { state.phase = .scheduled(scheduled) }
-      guard let queue = scheduled.queue else { return .call(loop) }
-      guard !scheduled.deliveryPending else { return .skip }
-      scheduled.deliveryPending = true
-      return .dispatch(queue)
+    case .wall(_, let current)?:
+      // A replaced timer that was starting when a move cancelled it. The
+      // loop checked the current one's date against the wall clock.
+      guard generation == current else { return false }
+      if repeats, let loop = state.context?.loop {
+        move(
+          &state, to: state.nominal.nextGridPoint(after: clock.now(on: loop), interval: interval))
+      }
+    case nil:
+      return false
     }
-    switch next {
-    case .skip: return
-    case .call(let loop): deliver(on: loop)
-    case .dispatch(let queue): queue.async { self.deliverOnQueue() }
-    }
+    return true
   }
 
   private func deliverOnQueue() {
-    let loop: (any TimerEventLoop)? = state.withLock { state in
-      guard case .scheduled(var scheduled) = state.phase else { return nil }
-      scheduled.deliveryPending = false
-      state.phase = .scheduled(scheduled)
-      return scheduled.loop
-    }
-    guard let loop else { return }
-    deliver(on: loop)
-  }
-
-  /// A call from the schedule. A ``fire()`` running on another thread stands
-  /// for it, so it is skipped rather than made to wait (the loop's thread is
-  /// never held up by another thread's call).
-  private func deliver(on loop: any TimerEventLoop) {
-    _ = calls.runUnlessBusy { callBlock(on: loop) }
+    state.withLock { $0.deliveryPending = false }
+    _ = calls.runUnlessBusy { callBlock() }
   }
 
   /// Calls the block if the timer is still valid, then ends a one-shot; made
   /// inside ``calls``, so the check, the call and the end are one step for
   /// other threads: after ``invalidate()`` returns, no call that had not
   /// passed the check starts, and a one-shot runs once.
-  private func callBlock(on loop: (any TimerEventLoop)?) {
-    let block: Block? = state.withLock { state in
-      if case .invalid = state.phase { return nil }
-      return state.block
+  private func callBlock() {
+    var block: Block?
+    let context: LoopContext? = state.withLock { state in
+      guard state.phase != .invalid else { return nil }
+      block = state.block
+      return state.context
     }
     guard let block else { return }
-    if let loop {
-      DefaultLoop.withCurrent(loop) { block(self) }
-    } else {
-      block(self)
-    }
+    run(block, in: context)
     if !repeats { invalidate() }
+  }
+
+  /// Runs the block, off the loop's own firing, with its loop as
+  /// ``DefaultLoop/current``, so that a timer scheduled inside lands on the
+  /// same loop.
+  private func run(_ block: Block, in context: LoopContext?) {
+    guard let loop = context?.loop else { return block(self) }
+    DefaultLoop.withCurrent(loop) { block(self) }
   }
 
   /// Runs the block now, on the calling thread, without moving the schedule of
@@ -432,7 +505,7 @@ public final class BlockTimer: Sendable {
   /// one-shot). From inside the block it runs the block again at once, nested,
   /// as Apple's `fire()` does.
   public func fire() {
-    calls.run { callBlock(on: nil) }
+    calls.run { callBlock() }
   }
 
   // MARK: Invalidation
@@ -443,26 +516,36 @@ public final class BlockTimer: Sendable {
   /// stops at once) and from any thread: after it returns no new call is
   /// committed to (one already committed to may begin just after it returns),
   /// also none waiting on the delivery queue. A call already running is not
-  /// interrupted.
+  /// interrupted. O(1).
   public func invalidate() {
-    let (scheduled, block): (Scheduled?, Block?) = state.withLock { state in
-      let scheduled: Scheduled?
-      switch state.phase {
-      case .invalid:
-        return (nil, nil)
-      case .idle(let fireDate):
-        state.phase = .invalid(fireDate: fireDate)
-        scheduled = nil
-      case .scheduled(let current):
-        state.phase = .invalid(fireDate: fireDate(of: current))
-        scheduled = current
-      }
-      defer { state.block = nil }
-      return (scheduled, state.block)
+    var block: Block?  // released outside the lock (see `loopDidFire` for the local)
+    let (timer, context): (LoopTimer?, LoopContext?) = state.withLock { state in
+      guard state.phase != .invalid else { return (nil, nil) }
+      state.phase = .invalid
+      // Not `swap`: a generic function reabstracts a closure (two allocations).
+      block = state.block
+      state.block = nil
+      defer { state.timer = nil }
+      return (state.timer, state.context)
     }
-    scheduled?.timer.cancel()
-    scheduled?.context.unregister(self)
-    _ = block  // released outside the lock
+    timer?.cancel()
+    context?.unregister(self)
+    _ = block
+  }
+
+  /// Ends the timer for its loop's shutdown, under the context's lock: the
+  /// loop drops its timers itself. Returns the block, to release outside.
+  func endForShutdown() -> Any? {
+    var block: Block?
+    state.withLock { state in
+      guard state.phase != .invalid else { return }
+      state.phase = .invalid
+      // Not `swap`: a generic function reabstracts a closure (two allocations).
+      block = state.block
+      state.block = nil
+      state.timer = nil
+    }
+    return block
   }
 
   /// Whether the timer can still fire (Apple's `isValid`). `false` after
@@ -470,10 +553,7 @@ public final class BlockTimer: Sendable {
   /// has shut down, and from the start for a timer made with a NaN interval or
   /// date or scheduled on a loop that had shut down.
   public var isValid: Bool {
-    state.withLock { state in
-      if case .invalid = state.phase { return false }
-      return true
-    }
+    state.withLock { $0.phase != .invalid }
   }
 
   // MARK: Fire date and tolerance
@@ -493,13 +573,12 @@ public final class BlockTimer: Sendable {
   /// invalid timer, or on a one-shot that has already fired (Apple: "You
   /// should not change the fire date of a timer that has been invalidated,
   /// which includes non-repeating timers that have already fired").
+  /// Both O(1).
   public var fireDate: Date {
     get {
       state.withLock { state in
-        switch state.phase {
-        case .idle(let fireDate), .invalid(let fireDate): fireDate
-        case .scheduled(let scheduled): fireDate(of: scheduled)
-        }
+        guard let context = state.context else { return state.date }
+        return clock.date(for: state.nominal, in: context, now: now(state))
       }
     }
     set {
@@ -509,16 +588,14 @@ public final class BlockTimer: Sendable {
           return false
         case .idle:
           if newValue.timeIntervalSinceReferenceDate.isNaN { return true }
-          state.phase = .idle(fireDate: newValue)
+          state.date = newValue
           return false
-        case .scheduled(var scheduled):
-          guard
-            let requested = clock.deadline(
-              for: newValue, in: scheduled.context, on: scheduled.loop)
+        case .scheduled:
+          let now = now(state)
+          guard let context = state.context,
+            let requested = clock.deadline(for: newValue, in: context, now: now)
           else { return true }
-          let now = scheduled.loop.map(clock.now(on:)) ?? requested
-          move(&scheduled, to: max(requested, now), tolerance: state.tolerance)
-          state.phase = .scheduled(scheduled)
+          move(&state, to: now.map { max(requested, $0) } ?? requested)
           return false
         }
       }
@@ -545,43 +622,48 @@ public final class BlockTimer: Sendable {
       let tolerance = min(newValue > 0 ? newValue : 0, repeats ? timeInterval / 2 : .infinity)
       state.withLock { state in
         state.tolerance = tolerance
-        guard case .scheduled(var scheduled) = state.phase else { return }
-        let nominal = scheduled.nominal
-        guard Self.coalescingShift(for: nominal, tolerance: tolerance) != scheduled.shift else {
-          return
-        }
-        move(&scheduled, to: nominal, tolerance: tolerance)
-        state.phase = .scheduled(scheduled)
+        guard state.phase == .scheduled,
+          Self.coalescingShift(for: state.nominal, tolerance: tolerance) != state.shift
+        else { return }
+        move(&state, to: state.nominal)
       }
+    }
+  }
+
+  /// The time on the clock of a scheduled timer's loop; `nil` once the loop
+  /// is gone (a wall-clock timer's loop is held weakly).
+  private func now(_ state: State) -> Deadline? {
+    switch state.timer {
+    case .monotonic(let handle)?: handle.now
+    case .wall?, nil: state.context?.loop.map(clock.now(on:))
     }
   }
 
   /// Moves a scheduled timer's next firing to `nominal` plus its tolerance shift.
-  private func move(_ scheduled: inout Scheduled, to nominal: Deadline, tolerance: TimeInterval) {
-    let shift = Self.coalescingShift(for: nominal, tolerance: tolerance)
+  private func move(_ state: inout State, to nominal: Deadline) {
+    let shift = Self.coalescingShift(for: nominal, tolerance: state.tolerance)
     // A one-shot already running is invalidated after its block whatever its
     // date, so moving it then has no lasting effect (Apple documents the same).
-    switch scheduled.timer {
-    case .monotonic(let handle):
-      // From another thread this is a request the loop applies in order; until
-      // then a firing it had committed to is recognised as stale (loopDidFire).
+    switch state.timer {
+    case .monotonic(let handle)?:
+      // From another thread this is a request the loop applies in order;
+      // until then a firing it had committed to is checked (`advance`).
       handle.reschedule(to: nominal + shift)
-    case .wall(let handle, let generation):
+      if !handle.isOnLoopThread { state.remoteMove = true }
+    case .wall(let handle, let generation)?:
       handle.cancel()
       // Only a loop shutting down refuses the new timer; its shutdown then
-      // invalidates this one (it is registered), as it does every timer.
-      if let loop = scheduled.loop,
-        let timer = try? arm(on: loop, at: nominal + shift, generation: generation &+ 1)
+      // invalidates this one (it is listed), as it does every timer.
+      if let loop = state.context?.loop,
+        let timer = try? arm(on: loop, at: nominal, shift: shift, generation: generation &+ 1)
       {
-        scheduled.timer = timer
+        state.timer = timer
       }
+    case nil:
+      break
     }
-    scheduled.nominal = nominal
-    scheduled.shift = shift
-  }
-
-  private func fireDate(of scheduled: Scheduled) -> Date {
-    clock.date(for: scheduled.nominal, in: scheduled.context, on: scheduled.loop)
+    state.nominal = nominal
+    state.shift = shift
   }
 
   /// How far to delay `deadline` so that it lands on the grid of the largest
@@ -613,8 +695,14 @@ extension BlockTimer: Hashable {
   public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
-extension BlockTimer: LoopMember {
-  func loopDidShutDown() { invalidate() }
+extension BlockTimer: TimerHandler {
+  /// Called by the loop, on its thread, when the timer's loop timer fires (a
+  /// timer on the monotonic clock is its loop timer's handler). Not for
+  /// calling: ``fire()`` runs the block; a call from elsewhere than the
+  /// loop's firing is taken for a firing, as one the loop committed to. O(1).
+  public func timerFired(tag: UInt64) {
+    loopDidFire(generation: nil)
+  }
 }
 
 extension BlockTimer {
@@ -625,9 +713,10 @@ extension BlockTimer {
     at deadline: Deadline, on loop: any TimerEventLoop, clock: TimerClock = .monotonic,
     deliveringOn queue: DispatchQueue?, block: @escaping @Sendable (BlockTimer) -> Void
   ) -> BlockTimer {
+    // The date is only read back if scheduling fails, and then it does not matter.
     let timer = BlockTimer(
-      fireDate: clock.date(for: deadline, in: LoopContext.of(loop), on: loop), interval: 0,
-      repeats: false, userInfo: nil, clock: clock, block: block)
+      fireDate: .distantPast, interval: 0, repeats: false, userInfo: nil, clock: clock,
+      block: block)
     timer.schedule(on: loop, start: .deadline(deadline), queue: queue)
     return timer
   }

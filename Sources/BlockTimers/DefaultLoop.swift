@@ -1,5 +1,5 @@
 import Synchronization
-import TimerLoop
+@_spi(Locking) import TimerLoop
 
 /// Chooses the event loop that timers run on when the caller names none: the
 /// BlockTimers stand-in for `RunLoop.current`.
@@ -53,6 +53,20 @@ public enum DefaultLoop {
       loop = started
       return started
     }
+  }
+
+  /// Whether ``current`` is the loop of `context` here: so on the loop's own
+  /// thread unless a scope names another. Reads no loop object, so it costs
+  /// no reference counting.
+  static func isCurrent(_ context: LoopContext) -> Bool {
+    if let scoped { return ObjectIdentifier(scoped.scheduler) == context.schedulerID }
+    if let loop = EpollEventLoop.current {
+      return ObjectIdentifier(loop.scheduler) == context.schedulerID
+    }
+    if let loop = VirtualEventLoop.current {
+      return ObjectIdentifier(loop.scheduler) == context.schedulerID
+    }
+    return false
   }
 
   /// Runs `body` with `loop` as ``current`` on this thread (and in tasks it

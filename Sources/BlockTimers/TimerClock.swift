@@ -44,21 +44,21 @@ extension TimerClock {
 
   /// `date` as a deadline on this clock (rounded up to a nanosecond,
   /// saturating); `nil` for a NaN date. Monotonic deadlines go through
-  /// `context`'s anchor, checked against `loop` when it is given.
-  func deadline(for date: Date, in context: LoopContext, on loop: (any TimerEventLoop)?) -> Deadline? {
+  /// `context`'s anchor, checked against `now` (the loop's) when it is given.
+  func deadline(for date: Date, in context: LoopContext, now: Deadline?) -> Deadline? {
     switch self {
-    case .monotonic: context.deadline(for: date, on: loop)
+    case .monotonic: context.deadline(for: date, now: now)
     case .wall:
       date.timeIntervalSinceReferenceDate.isNaN
         ? nil : Deadline(uptimeNanoseconds: max(date.wallNanoseconds, 0))
     }
   }
 
-  /// The date of `deadline`, the inverse of ``deadline(for:in:on:)`` to the
+  /// The date of `deadline`, the inverse of ``deadline(for:in:now:)`` to the
   /// nearest `Date`; ``Deadline/distantFuture`` is `Date.distantFuture`.
-  func date(for deadline: Deadline, in context: LoopContext, on loop: (any TimerEventLoop)?) -> Date {
+  func date(for deadline: Deadline, in context: LoopContext, now: Deadline?) -> Date {
     switch self {
-    case .monotonic: context.date(for: deadline, on: loop)
+    case .monotonic: context.date(for: deadline, now: now)
     case .wall:
       deadline == .distantFuture
         ? .distantFuture : Date(wallNanoseconds: deadline.uptimeNanoseconds)

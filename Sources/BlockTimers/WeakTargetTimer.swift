@@ -124,7 +124,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
   ) -> WeakTargetTimer {
     let delay = interval <= 0 ? BlockTimer.minimumInterval : interval
     return make(
-      target: target, fireDate: Date(timeIntervalSinceNow: delay), start: .delay(delay),
+      target: target, fireDate: .distantPast, start: .delay(delay),
       interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue,
       action: action)
   }
@@ -262,7 +262,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
     deliveringOn queue: DispatchQueue? = nil, action: @escaping @Sendable (Target) -> Void
   ) -> WeakTargetTimer {
     make(
-      target: target, fireDate: Date(timeIntervalSinceNow: fireTime), start: .delay(fireTime),
+      target: target, fireDate: .distantPast, start: .delay(fireTime),
       interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue
     ) { target, _ in action(target) }
   }
@@ -276,7 +276,7 @@ public final class WeakTargetTimer<Target: AnyObject & Sendable>: Sendable {
     action: @escaping @Sendable (Target) -> @isolated(any) @Sendable () -> Void
   ) -> WeakTargetTimer {
     make(
-      target: target, fireDate: Date(timeIntervalSinceNow: fireTime), start: .delay(fireTime),
+      target: target, fireDate: .distantPast, start: .delay(fireTime),
       interval: interval, repeats: repeats, userInfo: userInfo, loop: loop, queue: queue
     ) { target, _ in call(action(target)) }
   }

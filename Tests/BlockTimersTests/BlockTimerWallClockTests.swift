@@ -189,7 +189,7 @@ final class BlockTimerWallClockTests: XCTestCase {
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<100_000 {
       let date = Date(timeIntervalSince1970: .random(in: 0...4e9, using: &generator))
-      let deadline = TimerClock.wall.deadline(for: date, in: context, on: loop)!
+      let deadline = TimerClock.wall.deadline(for: date, in: context, now: loop.now)!
       XCTAssertEqual(TimerClock.wallAlarmDate(for: deadline).wallNanoseconds, date.wallNanoseconds)
       let grid = deadline + .nanoseconds(.random(in: 1...1_000_000_000_000, using: &generator))
       let alarm = TimerClock.wallAlarmDate(for: grid)

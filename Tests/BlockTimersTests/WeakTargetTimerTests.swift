@@ -1,7 +1,7 @@
 import BlockTimers
 import Foundation
 import Synchronization
-import TimerLoop
+@_spi(Locking) import TimerLoop
 import XCTest
 
 /// A view-model owning its refresh timer in a property, as EasyTimer,

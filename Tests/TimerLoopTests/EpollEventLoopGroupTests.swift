@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+@_spi(Locking) @testable import TimerLoop
 
 @Suite struct EventLoopGroupTests {
   @Test func nextGoesRoundRobinAndEachLoopRunsOnItsOwnThread() throws {

@@ -11,19 +11,26 @@ import Synchronization
 /// already implies, made visible to the sanitizer, for two plain moves on
 /// x86-64. Everything else is `Mutex`'s: use it exactly like one.
 ///
-/// `package`: shared by this package's modules and tests, not public API.
-package struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
+/// Shared by this package's modules and tests, not public API: SPI
+/// (`@_spi(Locking) import TimerLoop`) rather than `package`, because the
+/// compiler specialises an `@inlinable` generic for another module only when
+/// it is public; a `package` one ran every other module's critical section
+/// through the unspecialised generic (a metadata lookup per call).
+@_spi(Locking)
+public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
   // @unchecked: exactly Mutex's own conformance (it is Sendable for any
   // Value: ~Copyable); the Atomic is Sendable.
-  private let mutex: Mutex<Value>
-  private let epoch = Atomic<Int>(0)
+  @usableFromInline let mutex: Mutex<Value>
+  @usableFromInline let epoch = Atomic<Int>(0)
 
-  package init(_ initialValue: consuming sending Value) {
+  @inlinable
+  public init(_ initialValue: consuming sending Value) {
     mutex = Mutex(initialValue)
   }
 
   /// Runs `body` with exclusive access to the value; see `Mutex.withLock`.
-  package borrowing func withLock<Result: ~Copyable, E: Error>(
+  @inlinable
+  public borrowing func withLock<Result: ~Copyable, E: Error>(
     _ body: (inout sending Value) throws(E) -> sending Result
   ) throws(E) -> sending Result {
     try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
@@ -36,7 +43,8 @@ package struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
   /// Runs `body` with exclusive access to the value if the lock is free now,
   /// without waiting; `nil` if another thread holds it. See
   /// `Mutex.withLockIfAvailable`.
-  package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
+  @inlinable
+  public borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
     _ body: (inout sending Value) throws(E) -> sending Result
   ) throws(E) -> sending Result? {
     try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in

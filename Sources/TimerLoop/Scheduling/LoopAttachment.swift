@@ -26,12 +26,22 @@ extension TimerScheduler {
   /// asked for; the scheduler holds it as long as it lives. Safe from any
   /// thread; O(1). One made after shutdown is told so before it is returned.
   package func attachment<A: LoopAttachment>(_ make: () -> A) -> A {
+    // Keyed by its type, so the one found is an `A`: a downcast, not a dynamic cast.
+    unsafeDowncast(attachment(ObjectIdentifier(A.self), make), to: A.self)
+  }
+
+  /// ``attachment(_:)`` by key. Not generic: this module's generics are not
+  /// specialised for another module's types, and an unspecialised lock costs
+  /// a metadata lookup per call.
+  private func attachment(
+    _ key: ObjectIdentifier, _ make: () -> any LoopAttachment
+  ) -> any LoopAttachment {
     let (attachment, made, isShutDown) = attachments.withLock { attachments in
-      if let existing = attachments.byType[ObjectIdentifier(A.self)] as? A {
+      if let existing = attachments.byType[key] {
         return (existing, false, attachments.isShutDown)
       }
       let made = make()
-      attachments.byType[ObjectIdentifier(A.self)] = made
+      attachments.byType[key] = made
       return (made, true, attachments.isShutDown)
     }
     if made && isShutDown { attachment.loopDidShutDown() }

@@ -83,3 +83,14 @@ public struct TimerHandle: Sendable {
     scheduler.deadline(of: id)
   }
 }
+
+extension TimerHandle {
+  /// The time on the timer's loop clock (``TimerEventLoop/now``). `package`:
+  /// BlockTimers reads its timers' loop clock through their handles, which
+  /// hold the scheduler strongly where the timer holds no loop.
+  package var now: Deadline { scheduler.now }
+
+  /// Whether the caller runs on the timer's loop thread, where calls on the
+  /// handle act at once rather than as requests. `package`, for BlockTimers.
+  package var isOnLoopThread: Bool { scheduler.inLoopThread }
+}

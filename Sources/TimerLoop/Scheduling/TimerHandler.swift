@@ -141,3 +141,28 @@ extension TimerEventLoop {
     scheduler.invalidate(key.id)
   }
 }
+
+extension TimerEventLoop {
+  /// Calls `handler.timerFired(tag: 0)` once at `deadline`, as
+  /// ``schedule(at:handler:tag:)`` does, and returns a ``TimerHandle`` to move
+  /// or cancel it. `package`: BlockTimers' one-shots, which are their own
+  /// handlers and so cost no closure allocation.
+  package func scheduleHandle(
+    at deadline: Deadline, handler: any TimerHandler
+  ) throws(TimerLoopError) -> TimerHandle {
+    let id = try scheduler.schedule(at: deadline, mode: .oneShot, intervalOrTag: 0, body: .handler(handler))
+    return TimerHandle(scheduler: scheduler, id: id)
+  }
+
+  /// Calls `handler.timerFired(tag:)` at `first` and then every `interval`
+  /// (raised to at least 0.1 ms) on the fixed-rate grid, skipping missed
+  /// ticks, exactly as a ``RepeatPolicy/fixedRate`` closure timer, until
+  /// cancelled; the tag passed is the interval in nanoseconds (the field a
+  /// tag takes holds it). `package`: BlockTimers' repeating timers.
+  package func scheduleRepeatingHandle(
+    firstAt first: Deadline, every interval: TimeAmount, handler: any TimerHandler
+  ) throws(TimerLoopError) -> TimerHandle {
+    try scheduler.schedule(
+      at: first, interval: interval, policy: .fixedRate, body: .handler(handler))
+  }
+}

@@ -1,5 +1,5 @@
 import Testing
-import TimerLoop
+@_spi(Locking) import TimerLoop
 
 /// Runs the articles' examples and checks what they say they do.
 @Suite struct ArticleExamplesTests {

@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+@_spi(Locking) @testable import TimerLoop
 
 /// The two kinds of loop every semantic test runs on.
 enum LoopKind: CaseIterable, CustomTestStringConvertible, Sendable {
