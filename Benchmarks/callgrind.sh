@@ -6,6 +6,8 @@
 # Builds release into its own scratch path (with DWARF 4, which valgrind can
 # read), so it does not disturb `.build`. Not part of CI: valgrind is slow.
 # Usage: bash Benchmarks/callgrind.sh   (SWIFT_SCRATCH sets the scratch path)
+# BlockTimer's rows count the same operations through BlockTimers' API, so that
+# a change in that layer shows as clearly as one in the engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=${SWIFT_SCRATCH:-.build-callgrind}
@@ -31,6 +33,8 @@ pass='*7runPass3now7buffers*ztF'                 # TimerScheduler.runPass(now:bu
 setup='*E18runOnCurrentThread*Tg5TA'             # the workload's setup closure
 callback='*runTimerLoop*cfU_*cfU_TA'             # a closure timer's callback
 handler_callback='*Recorder*timerFired3tag*TW'   # million's TimerHandler
+block_callback='*MillionWorkloadO3run*BlockTimers0K5TimerC*cfU_y*cfU_TA'  # million's BlockTimer block
+jitter_block='*runBlockTimer*cfU_y0F6Timers*cfU_TA'  # jitter's BlockTimer block
 
 # count NAME TOGGLES... -- ARGS: instructions collected running timerloop-bench ARGS.
 count() {
@@ -65,6 +69,14 @@ per "one-shot firing, closure" "$(count fire-c "$pass" "$setup" "$callback" -- \
   million --impl timerloop --timers $n)" $n "passes − setup − callbacks, ÷ N"
 per "one-shot firing, handler" "$(count fire-h "$pass" "$setup" "$handler_callback" -- \
   million --impl timerloop-handler --timers $n)" $n "passes − setup − timerFired, ÷ N"
+per "schedule, BlockTimer" "$(count arm-b "$setup" -- million --impl blocktimer --timers $n)" $n \
+  "million's setup closure ÷ N (scheduledTimer(withTimeInterval:repeats:on:block:))"
+per "one-shot firing, BlockTimer" "$(count fire-b "$pass" "$setup" "$block_callback" -- \
+  million --impl blocktimer --timers $n)" $n "passes − setup − blocks, ÷ N (the end of the one-shot included)"
+per "re-arm (fireDate =), BlockTimer" "$(count rearm-b '*11BlockTimers0A5TimerC8fireDate*Vvs' -- \
+  churn --impl blocktimer --timers $c)" 2000000 "the fireDate setter ÷ R (2,000,000; the Date() is churn's)"
+per "invalidate, BlockTimer" "$(count cancel-b '*11BlockTimers0A5TimerC10invalidateyyF' -- \
+  churn --impl blocktimer --timers $c)" $c "BlockTimer.invalidate() ÷ C"
 # jitter runs in real time: how many timers each pass finds due, and how far
 # the wheel's timers cascade before they do, depend on how far behind
 # valgrind's slowdown leaves the loop. The median of three runs, and the range.
@@ -73,5 +85,14 @@ for run in 1 2 3; do
   firings=$(($(metric jitter firings) + k)) # each timer's last call cancels it
   per "repeating firing (fixed-rate)" "$total" $firings "jitter, run $run: passes − setup − callbacks, ÷ $firings calls"
 done >"$work/jitter.runs"
-sort -n -k4 "$work/jitter.runs" | awk '{ v[NR] = $4 } NR == 2 { line = $0 }
-  END { sub(/, run [0-9]:/, " (" v[1] " to " v[3] "), median of 3:", line); print line }'
+median() {
+  sort -n -k"$2" "$1" | awk -v k="$2" '{ v[NR] = $k } NR == 2 { line = $0 }
+    END { sub(/, run [0-9]:/, " (" v[1] " to " v[3] "), median of 3:", line); print line }'
+}
+median "$work/jitter.runs" 4
+for run in 1 2 3; do
+  total=$(count jitter-b "$pass" "$setup" "$jitter_block" -- jitter --impl blocktimer --timers $k --seconds 1)
+  firings=$(($(metric jitter-b firings) + k))
+  per "repeating firing, BlockTimer" "$total" $firings "jitter, run $run: passes − setup − blocks, ÷ $firings calls"
+done >"$work/jitter-b.runs"
+median "$work/jitter-b.runs" 4

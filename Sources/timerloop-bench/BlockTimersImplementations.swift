@@ -2,15 +2,12 @@ import BlockTimers
 import Foundation
 import TimerLoop
 
-/// The BlockTimers implementations (`blocktimer`, `weak-target`): one-shots made through the
-/// public factories a program moving off `Foundation.Timer` calls, on the benchmark's loop
-/// thread, kept as the object the factory returns.
+/// The objects the BlockTimers implementations (`blocktimer`, `weak-target`) keep: what a
+/// program moving off `Foundation.Timer` holds, made by the public factories on the
+/// benchmark's loop thread. Each workload makes them with a closure per implementation, so
+/// that every block is the factory's own closure type: one passed through a generic
+/// parameter would be wrapped (an allocation per timer that a program does not pay).
 protocol BlockTimersOneShot: Sendable {
-  /// The factory's timer, first due `seconds` from now on `loop`, calling `body` once.
-  static func scheduled(
-    after seconds: TimeInterval, on loop: EpollEventLoop, _ body: @escaping @Sendable () -> Void
-  ) -> Self
-
   /// Moves the timer (`Timer.fireDate`'s setter).
   var fireDate: Date { get nonmutating set }
 
@@ -18,13 +15,7 @@ protocol BlockTimersOneShot: Sendable {
   func invalidate()
 }
 
-extension BlockTimer: BlockTimersOneShot {
-  static func scheduled(
-    after seconds: TimeInterval, on loop: EpollEventLoop, _ body: @escaping @Sendable () -> Void
-  ) -> BlockTimer {
-    scheduledTimer(withTimeInterval: seconds, repeats: false, on: loop) { _ in body() }
-  }
-}
+extension BlockTimer: BlockTimersOneShot {}
 
 /// The target every `weak-target` timer shares, as every handler timer of `timerloop-handler`
 /// shares one handler.
@@ -32,23 +23,16 @@ final class SharedTarget: Sendable {
   static let shared = SharedTarget()
 }
 
-extension WeakTargetTimer: BlockTimersOneShot where Target == SharedTarget {
-  static func scheduled(
-    after seconds: TimeInterval, on loop: EpollEventLoop, _ body: @escaping @Sendable () -> Void
-  ) -> WeakTargetTimer<SharedTarget> {
-    scheduledTimer(
-      withTimeInterval: seconds, target: SharedTarget.shared, repeats: false, on: loop
-    ) { _ in body() }
-  }
-}
+extension WeakTargetTimer: BlockTimersOneShot where Target == SharedTarget {}
 
-extension Implementation {
-  /// The one-shot type of a BlockTimers implementation; `nil` for the others.
-  var blockTimersOneShot: (any BlockTimersOneShot.Type)? {
-    switch self {
-    case .blocktimer: BlockTimer.self
-    case .weakTarget: WeakTargetTimer<SharedTarget>.self
-    default: nil
-    }
+extension WeakTargetTimer where Target == SharedTarget {
+  /// A one-shot on the shared target, due `seconds` from now on `loop`.
+  static func oneShot(
+    after seconds: TimeInterval, on loop: EpollEventLoop,
+    _ action: @escaping @Sendable (SharedTarget) -> Void
+  ) -> WeakTargetTimer {
+    scheduledTimer(
+      withTimeInterval: seconds, target: SharedTarget.shared, repeats: false, on: loop,
+      action: action)
   }
 }

@@ -1,3 +1,4 @@
+import BlockTimers
 import Dispatch
 import Foundation
 import TimerLoop
@@ -49,9 +50,16 @@ enum ChurnWorkload {
       case .timerloopHandler: try runTimerLoopHandler(count: count, resets: resets, fired: fired)
       case .foundation: runFoundation(count: count, resets: resets, fired: fired)
       case .dispatch: runDispatch(count: count, resets: resets, fired: fired)
-      case .blocktimer, .weakTarget:
-        try runBlockTimers(
-          implementation.blockTimersOneShot!, count: count, resets: resets, fired: fired)
+      case .blocktimer:
+        try runBlockTimers(count: count, resets: resets) { loop in
+          BlockTimer.scheduledTimer(withTimeInterval: timeout.seconds, repeats: false, on: loop) {
+            _ in fired.value += 1
+          }
+        }
+      case .weakTarget:
+        try runBlockTimers(count: count, resets: resets) { loop in
+          WeakTargetTimer.oneShot(after: timeout.seconds, on: loop) { _ in fired.value += 1 }
+        }
       case .continuous: preconditionFailure("churn does not run on continuous")
       }
     sink.emit("c", count, "timers")
@@ -157,41 +165,36 @@ enum ChurnWorkload {
     }
   }
 
-  /// Arms with `scheduledTimer(withTimeInterval:repeats:on:)`, resets by setting `fireDate`
-  /// to a fresh `Date(timeIntervalSinceNow:)` (as on Foundation), cancels with `invalidate()`,
-  /// all on the loop thread.
-  private static func runBlockTimers(
-    _ kind: any BlockTimersOneShot.Type, count: Int, resets: Int, fired: Shared<Int>
+  /// Arms with `make` (a BlockTimers factory, due in 30 s), resets by setting `fireDate` to a
+  /// fresh `Date(timeIntervalSinceNow:)` (as on Foundation), cancels with `invalidate()`, all
+  /// on the loop thread.
+  private static func runBlockTimers<Timer: BlockTimersOneShot>(
+    count: Int, resets: Int, make: @escaping @Sendable (EpollEventLoop) -> Timer
   ) throws -> Phases {
-    func run<Timer: BlockTimersOneShot>(_: Timer.Type) throws -> Phases {
-      try EpollEventLoop.runOnCurrentThread { loop in
-        defer { loop.shutdown() }
-        var timers: [Timer] = []
-        timers.reserveCapacity(count)
-        let counting = AllocationCounter.start()
-        let start = Deadline.now()
-        for _ in 0..<count {
-          timers.append(Timer.scheduled(after: timeout.seconds, on: loop) { fired.value += 1 })
-        }
-        let armed = Deadline.now()
-        let armAllocations = AllocationCounter.count
-        for k in 0..<resets {
-          timers[timer(forReset: k, count: count)].fireDate = Date(
-            timeIntervalSinceNow: timeout.seconds)
-        }
-        let reset = Deadline.now()
-        let resetAllocations = AllocationCounter.count
-        for timer in timers { timer.invalidate() }
-        let cancelled = Deadline.now()
-        let allocations = AllocationCounter.stop()
-        return Phases(
-          start: start, armed: armed, reset: reset, cancelled: cancelled,
-          allocations: counting
-            ? (armAllocations, resetAllocations - armAllocations, allocations - resetAllocations)
-            : nil)
+    try EpollEventLoop.runOnCurrentThread { loop in
+      defer { loop.shutdown() }
+      var timers: [Timer] = []
+      timers.reserveCapacity(count)
+      let counting = AllocationCounter.start()
+      let start = Deadline.now()
+      for _ in 0..<count { timers.append(make(loop)) }
+      let armed = Deadline.now()
+      let armAllocations = AllocationCounter.count
+      for k in 0..<resets {
+        timers[timer(forReset: k, count: count)].fireDate = Date(
+          timeIntervalSinceNow: timeout.seconds)
       }
+      let reset = Deadline.now()
+      let resetAllocations = AllocationCounter.count
+      for timer in timers { timer.invalidate() }
+      let cancelled = Deadline.now()
+      let allocations = AllocationCounter.stop()
+      return Phases(
+        start: start, armed: armed, reset: reset, cancelled: cancelled,
+        allocations: counting
+          ? (armAllocations, resetAllocations - armAllocations, allocations - resetAllocations)
+          : nil)
     }
-    return try run(kind)
   }
 
   /// Resets by setting `fireDate`, cancels with `invalidate()`; the run loop never runs.

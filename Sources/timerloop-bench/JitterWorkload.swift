@@ -120,7 +120,8 @@ enum JitterWorkload {
             return
           }
           let tick = recorder.nextTick[k]
-          recorder.nextTick[k] = Int((timer.fireDate.timeIntervalSince(firstDate) / period).rounded())
+          recorder.nextTick[k] = Int(
+            (timer.fireDate.timeIntervalSince(firstDate) / period).rounded())
           recorder.record(timer: k, tick: tick, at: now)
         }
         timer.add(to: loop)

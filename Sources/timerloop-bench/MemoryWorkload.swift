@@ -1,3 +1,4 @@
+import BlockTimers
 import Dispatch
 import Foundation
 import Synchronization
@@ -42,7 +43,16 @@ enum MemoryWorkload {
       case .timerloopHandler: try runTimerLoopHandler(count: count)
       case .foundation: runFoundation(count: count)
       case .dispatch: runDispatch(count: count)
-      case .blocktimer, .weakTarget: try runBlockTimers(implementation.blockTimersOneShot!, count: count)
+      case .blocktimer:
+        try runBlockTimers(count: count) { loop, i in
+          BlockTimer.scheduledTimer(withTimeInterval: timeout.seconds, repeats: false, on: loop) {
+            _ in fire(i)
+          }
+        }
+      case .weakTarget:
+        try runBlockTimers(count: count) { loop, i in
+          WeakTargetTimer.oneShot(after: timeout.seconds, on: loop) { _ in fire(i) }
+        }
       case .continuous: preconditionFailure("memory does not run on continuous")
       }
     sink.emit("n", count, "timers")
@@ -90,24 +100,19 @@ enum MemoryWorkload {
     }
   }
 
-  /// Schedules with `scheduledTimer(withTimeInterval:repeats:on:)` on the loop thread and
+  /// Schedules with `make` (a BlockTimers factory, due in 1 hour) on the loop thread and
   /// keeps the object each call returns.
-  private static func runBlockTimers(_ kind: any BlockTimersOneShot.Type, count: Int) throws
-    -> Readings
-  {
-    func run<Timer: BlockTimersOneShot>(_: Timer.Type) throws -> Readings {
-      try EpollEventLoop.runOnCurrentThread { loop in
-        defer { loop.shutdown() }
-        let before = ProcessStats.residentBytes()
-        var timers: [Timer] = []
-        timers.reserveCapacity(count)
-        for i in 0..<count {
-          timers.append(Timer.scheduled(after: timeout.seconds, on: loop) { fire(i) })
-        }
-        return Readings(before: before, after: ProcessStats.residentBytes())
-      }
+  private static func runBlockTimers<Timer: BlockTimersOneShot>(
+    count: Int, make: @escaping @Sendable (EpollEventLoop, Int) -> Timer
+  ) throws -> Readings {
+    try EpollEventLoop.runOnCurrentThread { loop in
+      defer { loop.shutdown() }
+      let before = ProcessStats.residentBytes()
+      var timers: [Timer] = []
+      timers.reserveCapacity(count)
+      for i in 0..<count { timers.append(make(loop, i)) }
+      return Readings(before: before, after: ProcessStats.residentBytes())
     }
-    return try run(kind)
   }
 
   /// Adds each `Timer` to the run loop and keeps a reference to it.

@@ -1,3 +1,4 @@
+import BlockTimers
 import Dispatch
 import Foundation
 import TimerLoop
@@ -53,7 +54,18 @@ enum MillionWorkload {
       case .timerloopHandler: try runTimerLoopHandler(log)
       case .foundation: runFoundation(log)
       case .dispatch: runDispatch(log)
-      case .blocktimer, .weakTarget: try runBlockTimers(implementation.blockTimersOneShot!, log)
+      case .blocktimer:
+        try runBlockTimers(log) { seconds, loop, i in
+          BlockTimer.scheduledTimer(withTimeInterval: seconds, repeats: false, on: loop) { _ in
+            if log.record(i) { loop.shutdown() }
+          }
+        }
+      case .weakTarget:
+        try runBlockTimers(log) { seconds, loop, i in
+          WeakTargetTimer.oneShot(after: seconds, on: loop) { _ in
+            if log.record(i) { loop.shutdown() }
+          }
+        }
       case .continuous: preconditionFailure("million does not run on continuous")
       }
     let cpuAtRunEnd = ProcessStats.cpuSeconds()
@@ -120,18 +132,17 @@ enum MillionWorkload {
     }
   }
 
-  /// `scheduledTimer(withTimeInterval:repeats:on:)` on the loop thread counts each timeout
-  /// from its own reading of the loop's clock; the object made is dropped (the loop keeps it).
-  private static func runBlockTimers(
-    _ kind: any BlockTimersOneShot.Type, _ log: FiringLog
+  /// `make` (a BlockTimers factory, timer i due in the seconds given) on the loop thread; each
+  /// timeout counts from the factory's own reading of the loop's clock. The object made is
+  /// dropped (the loop keeps it).
+  private static func runBlockTimers<Timer: BlockTimersOneShot>(
+    _ log: FiringLog, make: @escaping @Sendable (TimeInterval, EpollEventLoop, Int) -> Timer
   ) throws -> InitPhase {
     try EpollEventLoop.runOnCurrentThread { loop in
       let counting = AllocationCounter.start()
       let start = Deadline.now()
       for i in 0..<log.count {
-        _ = kind.scheduled(after: timeout(ofTimer: i).seconds, on: loop) {
-          if log.record(i) { loop.shutdown() }
-        }
+        _ = make(timeout(ofTimer: i).seconds, loop, i)
       }
       let phase = try endInit(on: loop, log, start: start, counting: counting)
       // Each timeout counted from its own arm: the last from the end of init at the latest.

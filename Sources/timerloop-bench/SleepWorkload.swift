@@ -59,7 +59,8 @@ enum SleepWorkload {
         Task {
           recorder.taskStarts()
           for round in 0..<rounds {
-            let sleep = Duration.nanoseconds(recorder.duration(task: task, round: round).nanoseconds)
+            let sleep = Duration.nanoseconds(
+              recorder.duration(task: task, round: round).nanoseconds)
             let deadline = ContinuousClock.now + sleep
             try? await Task.sleep(until: deadline, clock: .continuous)
             recorder.record(lateness: TimeAmount(ContinuousClock.now - deadline))
