@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// A timer with the API and documented semantics of Foundation's `Timer` block
 /// API, running on a TimerLoop `TimerEventLoop` instead of a `RunLoop`, so ported code runs

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// The machinery shared by ``Debouncer`` and ``Throttler``: keep the latest
 /// value, deliver it when a ``BlockTimer`` armed on the loop fires. The two

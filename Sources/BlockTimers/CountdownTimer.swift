@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// A countdown of a fixed duration that ticks at a fixed interval and completes
 /// once: what GCD countdown wrappers such as TTTimer provide (a

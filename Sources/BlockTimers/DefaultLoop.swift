@@ -1,5 +1,5 @@
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// Chooses the event loop that timers run on when the caller names none: the
 /// BlockTimers stand-in for `RunLoop.current`.

@@ -1,6 +1,6 @@
 import Glibc
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// Makes the calls of one block one at a time across threads, as
 /// ``BlockTimer`` promises, while a call made from inside the block itself

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// An object of this module that runs on a loop and ends when the loop shuts down.
 protocol LoopMember: AnyObject, Sendable {

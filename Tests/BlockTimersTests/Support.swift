@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// An ordered record of callback events, safe to append to from any thread.
 final class EventLog<Event: Sendable>: Sendable {

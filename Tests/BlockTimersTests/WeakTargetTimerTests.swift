@@ -1,7 +1,7 @@
 import BlockTimers
 import Foundation
 import Synchronization
-@_spi(Locking) import TimerLoop
+import TimerLoop
 import XCTest
 
 /// A view-model owning its refresh timer in a property, as EasyTimer,

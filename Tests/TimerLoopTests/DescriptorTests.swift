@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// Descriptor readiness on the loop, with pipes and socket pairs.
 @Suite struct DescriptorTests {

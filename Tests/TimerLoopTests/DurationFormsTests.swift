@@ -1,5 +1,5 @@
 import Testing
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// Every API that takes a `TimeAmount` takes the same expression written as a
 /// `TimeAmount` or as a `Duration`: `.milliseconds(100) * 2` compiles against

@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 @Suite struct EventLoopGroupTests {
   @Test func nextGoesRoundRobinAndEachLoopRunsOnItsOwnThread() throws {

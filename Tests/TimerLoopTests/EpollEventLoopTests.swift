@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// Behaviour only the real loop has: threads, the timerfd, the eventfd.
 @Suite struct EpollEventLoopTests {

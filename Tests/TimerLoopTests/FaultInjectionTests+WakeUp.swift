@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// A failing wake-up write (`eventfd_write`, other than `EAGAIN`) from another
 /// thread: the loop never sleeps through it, and no caller waits forever.

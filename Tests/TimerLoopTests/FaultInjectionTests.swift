@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// Failures of the loop's own system calls, injected through the test-only
 /// seam under `retryingOnInterrupt` (``FaultInjection``): each gives a clear

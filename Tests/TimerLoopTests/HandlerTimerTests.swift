@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// Records the tags it is called with, and can act on the loop from inside a call.
 final class RecordingHandler: TimerHandler {

@@ -1,7 +1,7 @@
 import Dispatch
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The requests other threads send: what a burst of them leaves behind.
 @Suite struct InboxTests {

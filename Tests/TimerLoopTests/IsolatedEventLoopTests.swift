@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// State that lives on the loop thread and is not `Sendable`.
 final class LoopLocalTally {

@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The semantic rules of ``TimerEventLoop``, each checked on both the virtual-time
 /// loop and the real epoll loop.

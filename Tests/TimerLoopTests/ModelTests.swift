@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The virtual-time loop against a plain reference model of the timer rules:
 /// a list of timers and a clock, stepped pass by pass. Seeded random sequences

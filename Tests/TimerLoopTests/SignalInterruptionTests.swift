@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// Counts SIGUSR1 deliveries; a signal handler can capture nothing.
 private let signalsHandled = Atomic<Int>(0)

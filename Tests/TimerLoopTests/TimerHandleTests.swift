@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The Bad input article: `cancel()` or `reschedule` on a finished timer does
 /// nothing, even if another timer reuses its table slot.

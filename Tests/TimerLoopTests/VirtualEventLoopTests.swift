@@ -1,7 +1,7 @@
 import Dispatch
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// What is particular to the virtual-time loop: when `advanceTime` returns.
 @Suite struct VirtualEventLoopTests {

@@ -11,12 +11,12 @@ import Synchronization
 /// already implies, made visible to the sanitizer, for two plain moves on
 /// x86-64. Everything else is `Mutex`'s: use it exactly like one.
 ///
-/// Shared by this package's modules and tests, not public API: SPI
-/// (`@_spi(Locking) import TimerLoop`) rather than `package`, because the
-/// compiler specialises an `@inlinable` generic for another module only when
-/// it is public; a `package` one ran every other module's critical section
-/// through the unspecialised generic (a metadata lookup per call).
-@_spi(Locking)
+/// Shared by this package's modules and tests, not public API: public and
+/// left out of the documentation rather than `package`, because the compiler
+/// specialises an `@inlinable` generic for another module only when it is
+/// public; a `package` one ran every other module's critical section through
+/// the unspecialised generic (a metadata lookup per call).
+@_documentation(visibility: internal)
 public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
   // @unchecked: exactly Mutex's own conformance (it is Sendable for any
   // Value: ~Copyable); the Atomic is Sendable.

@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The loop's live timer count, read on its thread (a virtual loop first runs
 /// what is due now, which applies requests sent from other threads).

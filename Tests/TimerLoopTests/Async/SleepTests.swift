@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// ``TimerEventLoop/sleep(until:)`` and its forms: never early, one timer, and
 /// exactly one resumption whether the timer fires, the task is cancelled or

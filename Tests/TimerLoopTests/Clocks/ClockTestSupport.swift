@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 extension LoopHarness {
   /// The loop's boot-time clock `amount` from now.

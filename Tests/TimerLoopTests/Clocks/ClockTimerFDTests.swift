@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The real loop's timerfds for the other clocks, as the kernel sees them
 /// (`/proc/self/fdinfo`), and failures of their system calls.

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Locking) import TimerLoop
+import TimerLoop
 
 /// Runs the articles' examples and checks what they say they do.
 @Suite struct ArticleExamplesTests {

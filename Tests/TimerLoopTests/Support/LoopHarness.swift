@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 
-@_spi(Locking) @testable import TimerLoop
+@testable import TimerLoop
 
 /// The two kinds of loop every semantic test runs on.
 enum LoopKind: CaseIterable, CustomTestStringConvertible, Sendable {
