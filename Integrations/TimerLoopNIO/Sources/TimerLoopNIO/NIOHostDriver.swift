@@ -25,6 +25,10 @@ final class NIOHostDriver: @unchecked Sendable {
   // @unchecked: the loop-thread state below is confined as the ground rules say.
 
   let eventLoop: any EventLoop
+  /// The NIO loop belongs to one thread and may not be called from others
+  /// (`EmbeddedEventLoop`): wake-ups do not reach it, and requests from other
+  /// threads wait for its next pass.
+  private let pinned: Bool
   /// Weak: the scheduler's closures hold the driver.
   weak var scheduler: TimerScheduler?
   /// Set once NIO has shut the loop down (or is doing so): wake-ups stop
@@ -42,6 +46,10 @@ final class NIOHostDriver: @unchecked Sendable {
   /// That callback's handle, once NIO has returned it.
   private var armedCallback: NIOScheduledCallback?
   private var generation: UInt64 = 0
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  /// How many callbacks the driver has asked NIO for, so a test can see that
+  /// it re-arms only for earlier deadlines. Loop thread.
+  private(set) var testsOnly_callbacksScheduled = 0
   private var inPass = false
   private var passQueued = false
   private var stopped = false
@@ -54,6 +62,7 @@ final class NIOHostDriver: @unchecked Sendable {
   ///   claimed (`EmbeddedEventLoop`).
   init(eventLoop: any EventLoop, pinned: Bool) {
     self.eventLoop = eventLoop
+    self.pinned = pinned
     claimChecked = pinned
   }
 
@@ -67,7 +76,7 @@ final class NIOHostDriver: @unchecked Sendable {
   /// The host's wake-up (`TimerHost.wakeUp`): a pass on the loop, soon.
   /// Any thread; under the scheduler's inbox lock.
   func wakeUp() {
-    guard !isStopping.load(ordering: .acquiring) else { return }
+    guard !pinned, !isStopping.load(ordering: .acquiring) else { return }
     eventLoop.execute { self.runPasses(wokeUp: true) }
   }
 
@@ -127,6 +136,7 @@ final class NIOHostDriver: @unchecked Sendable {
     previous?.cancel()
     let current = generation
     armedDeadline = deadline
+    testsOnly_callbacksScheduled += 1
     do {
       let callback = try eventLoop.scheduleCallback(
         at: NIODeadline(deadline), handler: Callback(driver: self, generation: current))

@@ -42,8 +42,11 @@ import NIOEmbedded
 /// it is their virtual time: a test moves it with their `advanceTime`, and
 /// timers fire in those calls, so handlers' timeouts are tested on NIO's
 /// own virtual time. An `EmbeddedEventLoop` is not thread-safe (NIO's rule):
-/// call this loop's methods from the thread that created it; work from
-/// other threads (tasks, `sleep`, cancellation) needs `NIOAsyncTestingEventLoop`.
+/// call this loop's methods from the thread that created it. A call from
+/// another thread is not lost, but nothing wakes the embedded loop for it:
+/// it takes effect in the next pass the loop runs for a timer or a call on
+/// its own thread. Work from other threads (tasks, `sleep`, cancellation)
+/// needs `NIOAsyncTestingEventLoop`.
 ///
 /// **Shutdown.** When the NIO loop shuts down, NIO cancels the standing
 /// callback and this loop shuts down with it, on the NIO loop's thread:
