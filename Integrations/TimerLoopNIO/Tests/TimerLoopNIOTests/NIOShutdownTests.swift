@@ -36,6 +36,56 @@ import TimerLoopNIO
     #expect(throws: TimerLoopError.shutdown) { try later.schedule(after: .zero) {} }
   }
 
+  @Test(arguments: NIOLoopKind.allCases)
+  func nothingOfTheTimerLoopOutlivesItsNIOLoop(kind: NIOLoopKind) throws {
+    weak var timerLoop: NIOTimerLoop?
+    weak var scheduler: TimerScheduler?
+    try {
+      let harness = NIOLoopHarness(kind)
+      let timers = harness.timers
+      timerLoop = timers
+      scheduler = timers.scheduler
+      try harness.onLoop {
+        try timers.schedule(after: .seconds(60)) {}
+        try timers.scheduleRepeating(after: .seconds(1), every: .seconds(1)) { _ in }
+        _ = try timers.makeTimer(handler: RecordingHandler())
+      }
+      try timers.schedule(after: .seconds(30)) {}  // from this thread too
+      try harness.shutdown()
+    }()
+    #expect(timerLoop == nil)
+    #expect(scheduler == nil)
+  }
+
+  @Test(arguments: NIOLoopKind.allCases)
+  func shutdownFromACallbackStopsThePassAfterIt(kind: NIOLoopKind) throws {
+    let harness = NIOLoopHarness(kind)
+    defer { try? harness.shutdown() }
+    let timers = harness.timers
+    let log = EventLog<String>()
+    var canary: Canary? = Canary()
+    let watched = WeakReference(canary!)
+    try harness.onLoop { [canary] in
+      let deadline = timers.now + .milliseconds(5)
+      try timers.schedule(at: deadline) {
+        log.append("first")
+        timers.shutdown()
+      }
+      try timers.schedule(at: deadline) { withExtendedLifetime(canary) { log.append("sibling") } }
+    }
+    canary = nil
+    if kind == .embedded {
+      try harness.advance(by: .milliseconds(5))
+    } else {
+      // No marker timer (the timer loop shuts down): asks the NIO loop, in
+      // tasks of its own, which never run inside the pass, until it has run.
+      while try harness.onLoop({ log.all.isEmpty }) {}
+    }
+    #expect(log.all == ["first"])
+    try harness.onLoop { #expect(watched.object == nil) }
+    #expect(throws: TimerLoopError.shutdown) { try timers.schedule(after: .zero) {} }
+  }
+
   @Test func pendingSleepsAndTimeoutsThrowShutdown() async throws {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let timers = group.next().timerLoop
