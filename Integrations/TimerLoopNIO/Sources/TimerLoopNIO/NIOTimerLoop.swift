@@ -46,7 +46,9 @@ import NIOEmbedded
 /// another thread is not lost, but nothing wakes the embedded loop for it:
 /// it takes effect in the next pass the loop runs for a timer or a call on
 /// its own thread. Work from other threads (tasks, `sleep`, cancellation)
-/// needs `NIOAsyncTestingEventLoop`.
+/// needs `NIOAsyncTestingEventLoop`. A test loop with a timer loop stays
+/// alive until it is shut down (`syncShutdownGracefully()`), as a loop of
+/// a group does: the timer loop keeps a callback scheduled on it.
 ///
 /// **Shutdown.** When the NIO loop shuts down, NIO cancels the standing
 /// callback and this loop shuts down with it, on the NIO loop's thread:
