@@ -194,6 +194,20 @@ import TimerLoopNIO
     try harness.onLoop { #expect(timers.liveTimerCount == 2) }
   }
 
+  /// A repeat interval under 0.1 ms (zero here) repeats every 0.1 ms, as
+  /// Apple's `Timer` does, so it cannot spin the loop: on NIO's virtual time,
+  /// eleven calls in 1 ms.
+  @Test func aZeroRepeatIntervalRepeatsEveryTenthOfAMillisecond() throws {
+    let loop = EmbeddedEventLoop()
+    defer { try? loop.syncShutdownGracefully() }
+    let timers = loop.timerLoop
+    let calls = EventLog<Deadline>()
+    let start = timers.now
+    try timers.scheduleRepeating(after: .zero, every: .zero) { _ in calls.append(timers.now) }
+    loop.advanceTime(by: .milliseconds(1))
+    #expect(calls.all == (0...10).map { start + .microseconds(100 * $0) })
+  }
+
   @Test(arguments: NIOLoopKind.allCases)
   func handlerTimersArmAndDisarmOnTheLoopThread(kind: NIOLoopKind) throws {
     let harness = NIOLoopHarness(kind)
