@@ -3,15 +3,28 @@ extension TimerEventLoop {
   /// when `deadline` (on the loop's monotonic clock) passes first and throws
   /// ``TimerLoopError/timedOut``.
   ///
-  /// The deadline costs one timer on this loop, a ``sleep(until:)-(Deadline)`` in a
-  /// second child task; whichever child ends first decides the outcome and
-  /// the other is cancelled. Structured concurrency: the call returns only
-  /// after both children have ended, so the operation never outlives it and
-  /// the timer is gone from the loop's table when it returns, either way.
+  /// The deadline costs one timer on this loop, a sleep in a second child
+  /// task. Which came first, the operation's end or the deadline, is decided
+  /// where each happens: the deadline in its timer's callback, on the loop's
+  /// thread; the operation when it returns or throws. The other child is
+  /// then cancelled. Structured concurrency: the call returns only after
+  /// both children have ended, so the operation never outlives it and the
+  /// timer is gone from the loop's table when it returns, either way.
   ///
   /// The operation runs on the global concurrent executor (or the task's
   /// executor preference), and learns of the deadline only through
-  /// cancellation. **An operation that ignores cancellation** keeps the call
+  /// cancellation. On a ``VirtualEventLoop``, whatever the caller's executor,
+  /// its jobs run inside the loop's passes when the loop resumed it (a sleep
+  /// on the loop ended, a timer's callback resumed it) and on the global
+  /// concurrent executor otherwise. So an operation that waits only on the
+  /// loop ends, or is still waiting, at a definite virtual instant, and
+  /// which of its end and the deadline came first is decided by virtual
+  /// time in every run; at the same instant the deadline wins, its timer
+  /// having been scheduled first. Work the operation waits for elsewhere (an
+  /// actor not pinned to the loop, another task) runs in real time, and the
+  /// loop does not wait for it (see <doc:TestingWithVirtualTime>).
+  ///
+  /// **An operation that ignores cancellation** keeps the call
   /// waiting until it returns; the call then throws
   /// ``TimerLoopError/timedOut`` and discards what the operation returned or
   /// threw, since the deadline passed first.
@@ -32,27 +45,42 @@ extension TimerEventLoop {
     _ deadline: Deadline, operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     guard !scheduler.isShutdown else { throw TimerLoopError.shutdown }
-    return try await withTaskGroup(of: DeadlineRace<Value>.self) { group in
-      group.addTask {
-        do { return .operationEnded(.success(try await operation())) } catch {
-          return .operationEnded(.failure(error))
+    let verdict = TimeoutVerdict()
+    return try await withTaskGroup(
+      of: Result<Value, any Error>?.self, returning: Result<Value, any Error>.self
+    ) { group in
+      // The deadline's timer first, so that at the same instant it fires
+      // before a timer the operation schedules.
+      group.addImmediateTask {
+        do {
+          try await Sleep.run(on: self.scheduler) { alarm throws(TimerLoopError) in
+            try self.schedule(at: deadline) {
+              verdict.decide(.deadlinePassed)
+              alarm()
+            }
+          }
+        } catch is CancellationError {
+        } catch {
+          verdict.decide(.deadlineFailed(error))
         }
+        return nil
       }
-      group.addTask {
-        do { try await self.sleep(until: deadline) } catch { return .deadlineFailed(error) }
-        return .deadlinePassed
-      }
-      let first = await group.next()!
-      group.cancelAll()
-      let second = await group.next()!
-      switch (first, second) {
-      case (.operationEnded(let result), _),
-        (.deadlineFailed(is CancellationError), .operationEnded(let result)):
+      let onVirtualTime = (self as? VirtualEventLoop).map(VirtualEventLoop.PassExecutor.init)
+      group.addTask(executorPreference: onVirtualTime) {
+        let result: Result<Value, any Error>
+        do { result = .success(try await operation()) } catch { result = .failure(error) }
+        verdict.decide(.operationEnded)
         return result
-      case (.deadlineFailed(let error), _):
-        return .failure(error)
-      default:
-        return .failure(TimerLoopError.timedOut)
+      }
+      var operationResult: Result<Value, any Error>?
+      for await ended in group {
+        group.cancelAll()
+        if let ended { operationResult = ended }
+      }
+      switch verdict.decision {
+      case .deadlinePassed: return .failure(TimerLoopError.timedOut)
+      case .deadlineFailed(let error): return .failure(error)
+      case .operationEnded, nil: return operationResult!
       }
     }.get()
   }
@@ -80,10 +108,23 @@ extension TimerEventLoop {
   }
 }
 
-/// How one child of ``TimerEventLoop/withDeadline(_:operation:)`` ended.
-private enum DeadlineRace<Value: Sendable>: Sendable {
-  case operationEnded(Result<Value, any Error>)
-  case deadlinePassed
-  /// The deadline's sleep was cancelled (the caller was) or the loop shut down.
-  case deadlineFailed(any Error)
+/// Which came first in a ``TimerEventLoop/withDeadline(_:operation:)``: the
+/// first call of ``decide(_:)`` stands. The deadline decides in its timer's
+/// callback (on the loop's thread, so on a virtual loop at its virtual
+/// instant, in the pass's order), the operation when it ends.
+private final class TimeoutVerdict: Sendable {
+  enum Decision: Sendable {
+    case operationEnded
+    case deadlinePassed
+    /// The deadline can no longer be kept (the loop shut down).
+    case deadlineFailed(any Error)
+  }
+
+  private let first = Locked<Decision?>(nil)
+
+  var decision: Decision? { first.withLock { $0 } }
+
+  func decide(_ decision: Decision) {
+    first.withLock { if $0 == nil { $0 = decision } }
+  }
 }

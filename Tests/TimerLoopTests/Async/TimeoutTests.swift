@@ -127,3 +127,62 @@ import Testing
     #expect(later.isShutdown)
   }
 }
+
+/// On virtual time, which of the operation and the deadline ends first is
+/// decided by virtual time, in every run, whatever executor the caller is on
+/// (issue 19, item 2). The operation sleeps on the loop, then yields a few
+/// times, which takes no virtual time but gave the deadline, decided by real
+/// time, the time to pass first.
+@Suite(.timeLimit(.minutes(1))) struct VirtualTimeoutTests {
+  /// An actor on the global executor, to call `withTimeout` from.
+  actor Caller {
+    func call(_ loop: VirtualEventLoop, sleep: TimeAmount) async throws -> Int {
+      try await loop.withTimeout(.milliseconds(10)) { try await VirtualTimeoutTests.operation(loop, sleep: sleep) }
+    }
+  }
+
+  static func operation(_ loop: VirtualEventLoop, sleep: TimeAmount) async throws -> Int {
+    try await loop.sleep(for: sleep)
+    for _ in 0..<3 { await Task.yield() }
+    return 1
+  }
+
+  /// Runs an operation sleeping `sleep` under a 10 ms timeout, advanced past
+  /// both with one `advanceTime`.
+  private func outcome(sleep: TimeAmount, fromAnActor: Bool) async -> Result<Int, any Error> {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let caller = Caller()
+    let task = Task {
+      if fromAnActor { return try await caller.call(loop, sleep: sleep) }
+      return try await loop.withTimeout(.milliseconds(10)) {
+        try await Self.operation(loop, sleep: sleep)
+      }
+    }
+    await loop.waitForSleepingTasks(atLeast: 2)
+    loop.advanceTime(by: .milliseconds(20))
+    return await task.result
+  }
+
+  @Test(arguments: [false, true])
+  func anOperationEndingBeforeTheDeadlineWinsInEveryRun(fromAnActor: Bool) async throws {
+    for _ in 0..<50 {
+      #expect(try await outcome(sleep: .milliseconds(5), fromAnActor: fromAnActor).get() == 1)
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func anOperationEndingAfterTheDeadlineTimesOutInEveryRun(fromAnActor: Bool) async throws {
+    for _ in 0..<50 {
+      #expect(await outcome(sleep: .milliseconds(15), fromAnActor: fromAnActor).isTimedOut)
+    }
+  }
+
+  /// At the same instant, the deadline's timer was scheduled first and fires
+  /// first: the call times out.
+  @Test func anOperationEndingAtTheDeadlineTimesOutInEveryRun() async throws {
+    for _ in 0..<50 {
+      #expect(await outcome(sleep: .milliseconds(10), fromAnActor: false).isTimedOut)
+    }
+  }
+}
