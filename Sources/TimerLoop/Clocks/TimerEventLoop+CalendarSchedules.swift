@@ -40,7 +40,8 @@ extension TimerEventLoop {
   ///     valid and costing no CPU, until it is cancelled: a change of the
   ///     wall clock does not ask the rule again for such a timer.
   ///   - body: runs on the loop thread with the timer's handle, which can
-  ///     cancel it.
+  ///     cancel or move it; its ``ClockTimerHandle/fireDate`` is the date
+  ///     this call was due (the occurrence it runs for, however late).
   /// - Returns: a handle that cancels the timer (``ClockTimerHandle/cancel()``:
   ///   exact from any thread); invalid once `nextDate` returned `nil`.
   /// - Throws: ``TimerLoopError/shutdown`` as ``schedule(at:_:)-(Date,_)``
@@ -80,7 +81,8 @@ extension TimerEventLoop {
   ///   - calendar: the calendar and time zone; `Calendar.current` by default.
   ///   - matchingPolicy: how to treat dates that do not exist as asked.
   ///   - body: runs on the loop thread with the timer's handle, which can
-  ///     cancel it.
+  ///     cancel or move it; its ``ClockTimerHandle/fireDate`` is the date
+  ///     this call was due (the occurrence it runs for, however late).
   /// - Returns: a handle that cancels the timer; already invalid if no date
   ///   matches `components` (the timer is then never scheduled).
   /// - Throws: ``TimerLoopError/shutdown`` as ``schedule(at:_:)-(Date,_)``

@@ -56,6 +56,25 @@ import Testing
     #expect(calls == [utc(2026, 11, 1, 5, 30), utc(2026, 11, 2, 6, 30), utc(2026, 11, 3, 6, 30)])
   }
 
+  /// A job that runs late (here the clock was set forward past its date)
+  /// reads the occurrence it runs for, not the time it runs at.
+  @Test func aCalendarJobReadsTheDateItWasDue() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    loop.setWallClock(to: utc(2026, 6, 1, 6))  // 02:00 EDT
+    let seen = EventLog<(due: Date?, now: Date)>()
+    let handle = try loop.scheduleRepeating(
+      matching: DateComponents(hour: 3, minute: 0), in: newYork
+    ) { handle in seen.append((handle.fireDate, loop.wallClockNow)) }
+    #expect(handle.fireDate == utc(2026, 6, 1, 7))
+    loop.setWallClock(to: utc(2026, 6, 2, 19))  // 15:00 EDT the next day
+    #expect(seen.all.map(\.due) == [utc(2026, 6, 1, 7)])
+    #expect(seen.all.map(\.now) == [utc(2026, 6, 2, 19)])
+    #expect(handle.fireDate == utc(2026, 6, 3, 7), "the next date, from the rule at the new time")
+    loop.advanceTime(by: .seconds(86_400))
+    #expect(seen.all.map(\.due) == [utc(2026, 6, 1, 7), utc(2026, 6, 3, 7)])
+  }
+
   @Test func aStrictTwentyNinthOfFebruaryWaitsForLeapYears() throws {
     let calls = try run(from: utc(2026, 1, 1), for: .seconds(9 * 365 * 86_400)) { loop, body in
       try loop.scheduleRepeating(
