@@ -19,6 +19,8 @@ final class ClockTimer: Sendable {
     case fixedDelay(interval: Int64)
     /// The next date the rule gives (`nil` ends the timer); wall clock only.
     case rule(@Sendable (Date) -> Date?)
+    /// At no date: each time the clock is set (``ClockTimerQueue/observe(_:)``).
+    case clockSet
   }
 
   enum Body {
@@ -92,6 +94,7 @@ final class ClockTimer: Sendable {
   func move(to deadline: Int64, from generation: UInt64? = nil) -> UInt64? {
     state.withLock { state in
       if let generation, state.generation != generation { return nil }
+      if case .clockSet = state.repeats { return nil }
       switch state.phase {
       case .ended:
         return nil
@@ -166,6 +169,14 @@ final class ClockTimer: Sendable {
     }
     withExtendedLifetime(released) {}
     return placed
+  }
+
+  /// Runs a ``Repeat/clockSet`` timer's body once unless it has ended, as
+  /// a call of a dated timer runs (exact against ``cancel()``). Loop thread.
+  func runOnClockSet() {
+    guard let (body, _, _) = begin(state.withLock { $0.generation }) else { return }
+    if case .repeating(let call) = body { call(ClockTimerHandle(timer: self)) }
+    _ = finish(next: .max)
   }
 
   /// Ends the timer; returns its closures for the caller to release

@@ -24,6 +24,9 @@ final class ClockTimerQueue: Sendable {
     /// A task that arms the driver is on its way to the loop thread.
     var armRequested = false
     var isShutdown = false
+    /// Timers that run when the clock is set (``ClockTimer/Repeat/clockSet``),
+    /// at no date; ended ones are dropped when the driver is re-armed.
+    var observers: [ClockTimer] = []
   }
 
   init(clock: TimerClock, host: any ClockTimerHost, isShutdown: Bool) {
@@ -55,18 +58,35 @@ final class ClockTimerQueue: Sendable {
     timerWasCancelled()
   }
 
-  private func enqueue(_ timer: ClockTimer, at deadline: Int64, generation: UInt64)
+  /// Adds `timer` (``ClockTimer/Repeat/clockSet``) to the timers that run
+  /// each time the clock is set, and makes sure the driver hears of it, as
+  /// ``schedule(_:)`` does for a date.
+  ///
+  /// - Throws: as ``schedule(_:)``.
+  func observe(_ timer: ClockTimer) throws(TimerLoopError) {
+    try enqueue(timer, at: nil, generation: 0)
+  }
+
+  /// Puts `timer` in the heap at `deadline`, or among the observers for
+  /// `nil`, and has the driver armed for it.
+  private func enqueue(_ timer: ClockTimer, at deadline: Int64?, generation: UInt64)
     throws(TimerLoopError)
   {
     guard let host else { throw .shutdown }
     let onLoopThread = host.inEventLoop
     let sendsArmTask = try state.withLock { (state) throws(TimerLoopError) -> Bool in
       guard !state.isShutdown else { throw .shutdown }
-      state.heap.insert(timer, at: deadline, generation: generation)
+      if let deadline {
+        state.heap.insert(timer, at: deadline, generation: generation)
+      } else {
+        state.observers.append(timer)
+      }
       guard !onLoopThread, !state.armRequested else { return false }
       if state.driver == nil && clock.canBeSet { armEarly(&state, on: host) }
       let unwatched = state.driver != nil && !state.isWatched
-      guard unwatched || deadline < (state.armed ?? .max) else { return false }
+      // An observer needs the driver armed at all, for any date.
+      let needed = deadline.map { $0 < (state.armed ?? .max) } ?? (state.armed == nil)
+      guard unwatched || needed else { return false }
       state.armRequested = true
       return true
     }
@@ -93,7 +113,7 @@ final class ClockTimerQueue: Sendable {
   /// the loop's first read. A failure is left to the loop, which makes the
   /// driver again and stops on it.
   private func armEarly(_ state: inout State, on host: any ClockTimerHost) {
-    guard let earliest = state.heap.earliestDeadline(), earliest != .max,
+    guard let earliest = Self.target(&state),
       let driver = try? host.makeClockDriver(for: self), (try? driver.arm(earliest)) != nil
     else { return }
     state.driver = driver
@@ -109,9 +129,7 @@ final class ClockTimerQueue: Sendable {
       let wasSet = try state.withLock { (state) throws(SystemError) -> Bool in
         state.armRequested = false
         guard !state.isShutdown else { return false }
-        let earliest = state.heap.earliestDeadline()
-        // Int64.max is no date at all ("never"): nothing to wake up for.
-        let target = earliest == .max ? nil : earliest
+        let target = Self.target(&state)
         if state.driver == nil {
           guard target != nil else { return false }
           state.driver = try host.makeClockDriver(for: self)
@@ -151,7 +169,10 @@ final class ClockTimerQueue: Sendable {
     let rearms = state.withLock { state -> Bool in
       // Not armed: disarmed, spent by a running pass (which re-arms as it
       // ends), or not armed yet (a task to arm it is on its way).
-      guard !state.isShutdown, state.armed != nil, state.heap.firstIsStale else { return false }
+      let lastObserverEnded =
+        state.armed == .max && !state.observers.contains { $0.isValid }
+      guard !state.isShutdown, state.armed != nil, state.heap.firstIsStale || lastObserverEnded
+      else { return false }
       guard !onLoopThread else { return true }
       guard !state.armRequested else { return false }
       state.armRequested = true
@@ -163,6 +184,16 @@ final class ClockTimerQueue: Sendable {
     } else {
       try? host.execute { [self] in rearm() }  // throws only after shutdown, which ends every timer
     }
+  }
+
+  /// What the driver must be armed for: the earliest pending deadline;
+  /// with none, `Int64.max` while a valid observer waits (a
+  /// `TFD_TIMER_CANCEL_ON_SET` timerfd reports a step of the clock only
+  /// while armed), else nothing (`Int64.max` alone is no date at all).
+  private static func target(_ state: inout State) -> Int64? {
+    if let earliest = state.heap.earliestDeadline(), earliest != .max { return earliest }
+    state.observers.removeAll { !$0.isValid }
+    return state.observers.isEmpty ? nil : .max
   }
 
   /// Whether a driver armed for `armed` needs no new arming for `target`:
@@ -212,6 +243,13 @@ final class ClockTimerQueue: Sendable {
       } else if entry.isCurrent {
         entry.timer.end()
       }
+    }
+    // In a task, not here: this may run inside a schedule call, on a re-arm
+    // that found the clock set; a shutdown drops the task and the calls.
+    let observers = state.withLock { $0.observers.filter(\.isValid) }
+    guard !observers.isEmpty else { return }
+    try? host.execute {
+      for observer in observers { observer.runOnClockSet() }
     }
   }
 
@@ -289,6 +327,8 @@ final class ClockTimerQueue: Sendable {
       // date missed.
       guard let next = Self.date(after: deadline, by: rule) else { return nil }
       return next > now ? next : Self.date(after: now, by: rule)
+    case .clockSet:
+      return nil  // observers are not in the heap
     }
   }
 
@@ -308,12 +348,14 @@ final class ClockTimerQueue: Sendable {
   /// Ends every timer and drops the driver (an ``EpollEventLoop`` closes its
   /// timerfd when it drops its registrations). Any thread; idempotent.
   func shutDown() {
-    let entries = state.withLock { state in
+    let (entries, observers) = state.withLock { state in
       state.isShutdown = true
       state.driver = nil
       state.armed = nil
-      return state.heap.removeAll()
+      defer { state.observers = [] }
+      return (state.heap.removeAll(), state.observers)
     }
     for entry in entries { entry.timer.end() }
+    for observer in observers { observer.end() }
   }
 }

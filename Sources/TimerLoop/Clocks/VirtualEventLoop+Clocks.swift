@@ -108,8 +108,9 @@ final class VirtualClockDriver: ClockDriver {
 
   func arm(_ deadline: Int64?) throws(SystemError) -> Bool {
     if let previous = wakeUp.withLock({ $0 }) { loop.scheduler.cancel(previous) }
-    // The loop's clock controls run the re-evaluation themselves.
-    guard let deadline, let queue else { return false }
+    // The loop's clock controls run the re-evaluation themselves, and so
+    // hear of every step without a wake-up armed for "never" (Int64.max).
+    guard let deadline, deadline != .max, let queue else { return false }
     let offset = loop.nanoseconds(on: queue.clock).subtractingSaturated(
       loop.now.uptimeNanoseconds)
     let monotonic = Deadline(uptimeNanoseconds: max(deadline.subtractingSaturated(offset), 0))
