@@ -99,10 +99,12 @@ public final class NIOTimerLoop: TimerEventLoop {
   }
 
   /// Stops this loop's timers (not the NIO loop): every pending timer and
-  /// task closure is released, on the NIO loop's thread (at once when called
-  /// there outside a callback, else in its next task), and later calls that
-  /// add work throw `TimerLoopError.shutdown`. The next
-  /// ``on(_:)`` for the same NIO loop makes a new one. Idempotent; any thread.
+  /// task closure is released on the NIO loop's thread (at once when called
+  /// there outside a callback; from a callback, as its pass ends; from
+  /// another thread, in a task of the loop), and later calls that add work
+  /// throw `TimerLoopError.shutdown`. Once the closures are released, the
+  /// next ``on(_:)`` for the same NIO loop makes a new timer loop.
+  /// Idempotent; any thread.
   public func shutdown() {
     guard scheduler.shutdown() else { return }
     if inEventLoop { driver.finishShutdown() }
