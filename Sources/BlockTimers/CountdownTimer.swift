@@ -257,7 +257,7 @@ public final class CountdownTimer: Sendable {
   /// resume).
   private func elapsed(since: Deadline, base: TimeAmount) -> TimeAmount {
     let now = loop.map(clock.now(on:)) ?? since
-    return min(base + max(now - since, .zero), total)
+    return min(base + max(now.timeAmount(since: since), .zero), total)
   }
 
   /// The running phase that continues from `elapsed`, with its next tick armed.

@@ -55,7 +55,7 @@ final class LoopContext: LoopAttachment {
       init(_ loop: any TimerEventLoop) {
         let before = loop.now
         date = Date()
-        width = loop.now - before
+        width = loop.now.timeAmount(since: before)
         deadline = before + width / 2
       }
     }
@@ -63,7 +63,9 @@ final class LoopContext: LoopAttachment {
     /// How far the wall clock has moved against the loop's clock since this
     /// anchor, in nanoseconds, going by a later pair of readings.
     func drift(date later: Date, deadline: Deadline) -> Double {
-      abs(Double((deadline - self.deadline).nanoseconds) - later.timeIntervalSince(date) * 1e9)
+      abs(
+        Double(deadline.timeAmount(since: self.deadline).nanoseconds)
+          - later.timeIntervalSince(date) * 1e9)
     }
   }
 
@@ -137,7 +139,7 @@ final class LoopContext: LoopAttachment {
   func date(for deadline: Deadline, now: Deadline?) -> Date {
     guard deadline != .distantFuture else { return .distantFuture }
     let anchor = anchor(checkedAt: now)
-    return anchor.date.addingTimeInterval((deadline - anchor.deadline).seconds)
+    return anchor.date.addingTimeInterval(deadline.timeAmount(since: anchor.deadline).seconds)
   }
 
   /// The anchor, checked first if the loop's clock has moved by
@@ -147,7 +149,8 @@ final class LoopContext: LoopAttachment {
   /// instant all use the same one.
   private func anchor(checkedAt now: Deadline?) -> Anchor {
     clocks.withLock { clocks in
-      guard let now, now - clocks.checkedAt >= Self.checkInterval || now < clocks.checkedAt,
+      guard let now,
+        now.timeAmount(since: clocks.checkedAt) >= Self.checkInterval || now < clocks.checkedAt,
         let loop
       else { return clocks.anchor }
       clocks.checkedAt = now

@@ -9,7 +9,7 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   /// embedding) and came from another one.
   case wrongThread
   /// The deadline of ``TimerEventLoop/withDeadline(_:operation:)`` (or the timeout
-  /// of ``TimerEventLoop/withTimeout(_:operation:)-(TimeAmount,_)``) passed before
+  /// of ``TimerEventLoop/withTimeout(_:operation:)``) passed before
   /// the operation finished; the operation was cancelled.
   case timedOut
 

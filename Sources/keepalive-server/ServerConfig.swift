@@ -5,12 +5,12 @@ struct ServerConfig {
   var port: UInt16 = 8080
   var loops = EpollEventLoopGroup.coreCount
   /// A connection with no complete request for this long is closed.
-  var idleTimeout = TimeAmount.seconds(5)
+  var idleTimeout = Duration.seconds(5)
   /// A request whose header has started must be complete within this long
   /// (the slowloris defence).
-  var requestDeadline = TimeAmount.seconds(2)
+  var requestDeadline = Duration.seconds(2)
   /// Stop after this long; `nil` runs until killed.
-  var duration: TimeAmount?
+  var duration: Duration?
 
   static let usage = """
     usage: keepalive-server [--port N] [--loops N] [--idle-timeout S] [--request-deadline S]
@@ -42,9 +42,13 @@ struct ServerConfig {
     }
   }
 
-  private static func seconds(_ text: String) throws -> TimeAmount {
-    guard let seconds = Double(text), seconds > 0 else { throw UsageError("bad seconds '\(text)'") }
-    return try TimeAmount(seconds: seconds)
+  /// Seconds from the command line; a billion or more (about 31 years), like
+  /// infinity and NaN, is refused: `Duration.seconds(_:)` traps beyond its range.
+  private static func seconds(_ text: String) throws -> Duration {
+    guard let seconds = Double(text), seconds > 0, seconds < 1e9 else {
+      throw UsageError("bad seconds '\(text)'")
+    }
+    return .seconds(seconds)
   }
 }
 

@@ -113,7 +113,7 @@ enum ChildProcess {
   }
 
   /// `amount` as seconds with one decimal, for progress lines.
-  private static func formatSeconds(_ amount: TimeAmount) -> String {
-    String(format: "%.1f s", amount.seconds)
+  private static func formatSeconds(_ amount: Duration) -> String {
+    String(format: "%.1f s", amount.inSeconds)
   }
 }

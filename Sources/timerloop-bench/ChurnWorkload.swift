@@ -20,7 +20,7 @@ enum ChurnWorkload {
   /// 2,000,000 resets would take minutes. The peers' reference run used the same cap.
   static let foundationResetCap = 20_000
   /// The idle timeout every arm and reset sets, from a fresh clock reading.
-  static let timeout = TimeAmount.seconds(30)
+  static let timeout = Duration.seconds(30)
 
   /// The timer that reset `k` re-arms: a stride coprime with C visits every timer and
   /// defeats any locality a cache or a heap could exploit.
@@ -52,13 +52,13 @@ enum ChurnWorkload {
       case .dispatch: runDispatch(count: count, resets: resets, fired: fired)
       case .blocktimer:
         try runBlockTimers(count: count, resets: resets) { loop in
-          BlockTimer.scheduledTimer(withTimeInterval: timeout.seconds, repeats: false, on: loop) {
+          BlockTimer.scheduledTimer(withTimeInterval: timeout.inSeconds, repeats: false, on: loop) {
             _ in fired.value += 1
           }
         }
       case .weakTarget:
         try runBlockTimers(count: count, resets: resets) { loop in
-          WeakTargetTimer.oneShot(after: timeout.seconds, on: loop) { _ in fired.value += 1 }
+          WeakTargetTimer.oneShot(after: timeout.inSeconds, on: loop) { _ in fired.value += 1 }
         }
       case .continuous: preconditionFailure("churn does not run on continuous")
       }
@@ -77,8 +77,8 @@ enum ChurnWorkload {
   }
 
   /// Nanoseconds per operation.
-  private static func nanoseconds(_ amount: TimeAmount, per operations: Int) -> Double {
-    average(amount.nanoseconds, per: operations)
+  private static func nanoseconds(_ amount: Duration, per operations: Int) -> Double {
+    average(amount.inNanoseconds, per: operations)
   }
 
   /// `total` per operation, and 0 when there were none.
@@ -182,7 +182,7 @@ enum ChurnWorkload {
       let armAllocations = AllocationCounter.count
       for k in 0..<resets {
         timers[timer(forReset: k, count: count)].fireDate = Date(
-          timeIntervalSinceNow: timeout.seconds)
+          timeIntervalSinceNow: timeout.inSeconds)
       }
       let reset = Deadline.now()
       let resetAllocations = AllocationCounter.count
@@ -204,14 +204,14 @@ enum ChurnWorkload {
     timers.reserveCapacity(count)
     let start = Deadline.now()
     for _ in 0..<count {
-      let timer = Timer(timeInterval: timeout.seconds, repeats: false) { _ in fired.value += 1 }
+      let timer = Timer(timeInterval: timeout.inSeconds, repeats: false) { _ in fired.value += 1 }
       runLoop.add(timer, forMode: .default)
       timers.append(timer)
     }
     let armed = Deadline.now()
     for k in 0..<resets {
       timers[timer(forReset: k, count: count)].fireDate = Date(
-        timeIntervalSinceNow: timeout.seconds)
+        timeIntervalSinceNow: timeout.inSeconds)
     }
     let reset = Deadline.now()
     for timer in timers { timer.invalidate() }

@@ -14,7 +14,7 @@ enum CrossWorkload {
   /// N when `--timers` is not given.
   static let defaultCount = 1_000_000
   /// Far enough that nothing fires while the process lives.
-  static let timeout = TimeAmount.seconds(3600)
+  static let timeout = Duration.seconds(3600)
 
   /// Counts firings of the handler form; none is expected.
   private final class FiringCounter: TimerHandler {
@@ -52,10 +52,10 @@ enum CrossWorkload {
     try onLoop(loop) { fired.value += counter.fired.value }
     let n = Double(count)
     sink.emit("n", count, "timers")
-    sink.emit("schedule_ns", Double((scheduled - start).nanoseconds) / n, digits: 1, "ns")
-    sink.emit("cancel_ns", Double((cancelled - scheduled).nanoseconds) / n, digits: 1, "ns")
-    sink.emit("pair_ns", Double((cancelled - start).nanoseconds) / n, digits: 1, "ns")
-    sink.emit("drain_ms", Double((drained - cancelled).nanoseconds) / 1e6, digits: 1, "ms")
+    sink.emit("schedule_ns", Double((scheduled - start).inNanoseconds) / n, digits: 1, "ns")
+    sink.emit("cancel_ns", Double((cancelled - scheduled).inNanoseconds) / n, digits: 1, "ns")
+    sink.emit("pair_ns", Double((cancelled - start).inNanoseconds) / n, digits: 1, "ns")
+    sink.emit("drain_ms", Double((drained - cancelled).inNanoseconds) / 1e6, digits: 1, "ms")
     sink.emit(
       "bytes_per_pending_timer", Double(pending - before) / n, digits: 1, "bytes")
     sink.emit("bytes_left_per_timer", Double(after - before) / n, digits: 1, "bytes")

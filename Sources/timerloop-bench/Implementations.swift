@@ -65,7 +65,7 @@ extension EpollEventLoop {
   ///
   /// - Throws: what `setup` throws (the loop is shut down first), or a `SystemError` of the loop.
   static func runOnCurrentThread<Value>(
-    leeway: TimeAmount = defaultLeeway,
+    leeway: Duration = defaultLeeway,
     _ setup: @escaping @Sendable (EpollEventLoop) throws -> Value
   ) throws -> Value {
     let loop = try EpollEventLoop(leeway: leeway, metricsDelegate: PassCounter.shared)
@@ -150,7 +150,7 @@ extension DispatchTime {
 
 extension DispatchTimeInterval {
   /// The same span as `amount`.
-  init(_ amount: TimeAmount) {
-    self = .nanoseconds(Int(amount.nanoseconds))
+  init(_ amount: Duration) {
+    self = .nanoseconds(Int(amount.inNanoseconds))
   }
 }

@@ -18,14 +18,14 @@ enum JitterWorkload {
   /// The run's length in seconds when `--seconds` is not given.
   static let defaultSeconds = 3.0
   /// How long after the end a run may take to stop all its timers before it is declared stuck.
-  static let patience = TimeAmount.seconds(10)
+  static let patience = Duration.seconds(10)
   /// `kept_up` is 1 when at least this many tenths of the expected firings happened: a loop
   /// that keeps up skips ticks only when the machine stalls it.
   static let keptUpTenths = 9
 
   /// Runs the workload with `count` timers for `seconds` on `implementation` and emits its metrics.
   static func run(
-    _ implementation: Implementation, count: Int, seconds: Double, leeway: TimeAmount,
+    _ implementation: Implementation, count: Int, seconds: Double, leeway: Duration,
     sink: MetricSink
   ) throws {
     let recorder =
@@ -49,7 +49,7 @@ enum JitterWorkload {
     let summary = recorder.latencySummary()
     sink.emit("k", count, "timers")
     sink.emit("secs", seconds, digits: 1, "s")
-    sink.emit("init_s", (recorder.initEnd - recorder.start).seconds, digits: 4, "s")
+    sink.emit("init_s", (recorder.initEnd - recorder.start).inSeconds, digits: 4, "s")
     sink.emit("firings", firings, "count")
     sink.emit("expected_firings", expectedFirings, "count")
     sink.emit("sample_overflow", recorder.overflow, "count")
@@ -57,7 +57,7 @@ enum JitterWorkload {
     sink.emit("cpu_s", cpuAtRunEnd - recorder.cpuAtInitEnd, digits: 3, "s")
     sink.emit("voluntary_switches", switchesAtRunEnd - recorder.switchesAtInitEnd, "count")
     if implementation == .timerloop || implementation == .blocktimer {
-      sink.emit("leeway_us", Double(leeway.nanoseconds) / 1e3, digits: 1, "us")
+      sink.emit("leeway_us", Double(leeway.inNanoseconds) / 1e3, digits: 1, "us")
     }
     // The checks: lateness percentiles of a run that skipped most ticks, or fired early,
     // do not describe the same work as the others'.
@@ -69,7 +69,7 @@ enum JitterWorkload {
   /// the timer was queued for: the first deadline, then the handle's next deadline as the
   /// previous callback saw it (the loop queues it before the callback runs).
   private static func runTimerLoop(
-    count: Int, seconds: Double, leeway: TimeAmount
+    count: Int, seconds: Double, leeway: Duration
   ) throws -> LatenessRecorder {
     try EpollEventLoop.runOnCurrentThread(leeway: leeway) { loop in
       let recorder = LatenessRecorder(timers: count, seconds: seconds, start: Deadline.now())
@@ -102,16 +102,16 @@ enum JitterWorkload {
   /// a microsecond on an idle core). Inside the block `fireDate` is already the next tick (the
   /// timer moves on before the call), which charges the following call.
   private static func runBlockTimer(
-    count: Int, seconds: Double, leeway: TimeAmount
+    count: Int, seconds: Double, leeway: Duration
   ) throws -> LatenessRecorder {
     try EpollEventLoop.runOnCurrentThread(leeway: leeway) { loop in
       let before = Deadline.now()
       let startDate = Date()
       let start = before + (Deadline.now() - before) / 2
       let recorder = LatenessRecorder(timers: count, seconds: seconds, start: start)
-      let period = LatenessRecorder.period.seconds
+      let period = LatenessRecorder.period.inSeconds
       for k in 0..<count {
-        let firstDate = startDate + (recorder.firstDeadline(ofTimer: k) - start).seconds
+        let firstDate = startDate + (recorder.firstDeadline(ofTimer: k) - start).inSeconds
         let timer = BlockTimer(fire: firstDate, interval: period, repeats: true) { timer in
           let now = Deadline.now()
           guard !recorder.isOver(at: now) else {
@@ -138,9 +138,9 @@ enum JitterWorkload {
     let runLoop = RunLoop.current
     let startDate = Date()
     let recorder = LatenessRecorder(timers: count, seconds: seconds, start: Deadline.now())
-    let period = LatenessRecorder.period.seconds
+    let period = LatenessRecorder.period.inSeconds
     for k in 0..<count {
-      let firstDate = startDate + (recorder.firstDeadline(ofTimer: k) - recorder.start).seconds
+      let firstDate = startDate + (recorder.firstDeadline(ofTimer: k) - recorder.start).inSeconds
       let timer = Timer(fire: firstDate, interval: period, repeats: true) { timer in
         let now = Deadline.now()
         guard !recorder.isOver(at: now) else {
@@ -206,9 +206,11 @@ enum JitterWorkload {
 /// Touched only by the thread that fires the timers; see ``Shared`` for why that is safe.
 final class LatenessRecorder: @unchecked Sendable {
   /// Every timer's repeat interval.
-  static let period = TimeAmount.milliseconds(10)
+  static let period = Duration.milliseconds(10)
+  /// `period` in nanoseconds, for the per-firing arithmetic.
+  static let periodNanoseconds = period.inNanoseconds
   /// Time from the start of init to the grid's origin `t0`, leaving room to arm every timer.
-  static let lead = TimeAmount.milliseconds(200)
+  static let lead = Duration.milliseconds(200)
 
   /// K, the number of timers.
   let timers: Int
@@ -254,20 +256,21 @@ final class LatenessRecorder: @unchecked Sendable {
     samples.deallocate()
   }
 
-  /// Timer k's offset in the grid: `k × period / K`, 1 µs steps at K = 10,000.
-  func phase(ofTimer k: Int) -> TimeAmount {
-    .nanoseconds(Self.period.nanoseconds * Int64(k) / Int64(timers))
+  /// Timer k's first tick, in monotonic nanoseconds: `k × period / K` (1 µs steps at
+  /// K = 10,000) into the grid. In nanoseconds, not `Duration`s: `record` runs per firing.
+  private func firstDeadlineNanoseconds(ofTimer k: Int) -> Int64 {
+    gridStart.uptimeNanoseconds + Self.periodNanoseconds * Int64(k) / Int64(timers)
   }
 
   /// When timer k's first tick is due.
   func firstDeadline(ofTimer k: Int) -> Deadline {
-    gridStart + phase(ofTimer: k)
+    Deadline(uptimeNanoseconds: firstDeadlineNanoseconds(ofTimer: k))
   }
 
   /// The index of timer k's tick nearest to `deadline`.
   func tick(ofTimer k: Int, at deadline: Deadline) -> Int {
-    let offset = (deadline - firstDeadline(ofTimer: k)).nanoseconds
-    return Int((offset + Self.period.nanoseconds / 2) / Self.period.nanoseconds)
+    let offset = deadline.uptimeNanoseconds - firstDeadlineNanoseconds(ofTimer: k)
+    return Int((offset + Self.periodNanoseconds / 2) / Self.periodNanoseconds)
   }
 
   /// Whether the run is over at `now`.
@@ -286,8 +289,8 @@ final class LatenessRecorder: @unchecked Sendable {
       overflow += 1
       return
     }
-    let ideal = firstDeadline(ofTimer: k) + .nanoseconds(Int64(tick) * Self.period.nanoseconds)
-    samples[sampleCount] = (now - ideal).nanoseconds
+    let ideal = firstDeadlineNanoseconds(ofTimer: k) + Int64(tick) * Self.periodNanoseconds
+    samples[sampleCount] = now.uptimeNanoseconds - ideal
     sampleCount += 1
   }
 

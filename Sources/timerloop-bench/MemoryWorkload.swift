@@ -16,7 +16,7 @@ enum MemoryWorkload {
   /// N when `--timers` is not given.
   static let defaultCount = 1_000_000
   /// Far enough that nothing fires while the process lives.
-  static let timeout = TimeAmount.seconds(3600)
+  static let timeout = Duration.seconds(3600)
 
   /// Where a timer's closure would store its captured `Int`: an observable effect, so the
   /// optimiser cannot drop the capture.
@@ -45,13 +45,13 @@ enum MemoryWorkload {
       case .dispatch: runDispatch(count: count)
       case .blocktimer:
         try runBlockTimers(count: count) { loop, i in
-          BlockTimer.scheduledTimer(withTimeInterval: timeout.seconds, repeats: false, on: loop) {
+          BlockTimer.scheduledTimer(withTimeInterval: timeout.inSeconds, repeats: false, on: loop) {
             _ in fire(i)
           }
         }
       case .weakTarget:
         try runBlockTimers(count: count) { loop, i in
-          WeakTargetTimer.oneShot(after: timeout.seconds, on: loop) { _ in fire(i) }
+          WeakTargetTimer.oneShot(after: timeout.inSeconds, on: loop) { _ in fire(i) }
         }
       case .continuous: preconditionFailure("memory does not run on continuous")
       }
@@ -122,7 +122,7 @@ enum MemoryWorkload {
     var timers: [Timer] = []
     timers.reserveCapacity(count)
     for i in 0..<count {
-      let timer = Timer(timeInterval: timeout.seconds, repeats: false) { _ in fire(i) }
+      let timer = Timer(timeInterval: timeout.inSeconds, repeats: false) { _ in fire(i) }
       runLoop.add(timer, forMode: .default)
       timers.append(timer)
     }

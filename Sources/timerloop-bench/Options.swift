@@ -18,7 +18,7 @@ struct Options {
   var seconds: Double?
   /// `--leeway L`: the leeway of timerloop's loop in `jitter` (L in microseconds), instead of
   /// `EpollEventLoop.defaultLeeway`.
-  var leeway: TimeAmount?
+  var leeway: Duration?
   /// The largest `--leeway`, in microseconds: `EpollEventLoop` clamps its leeway to 1 s.
   static let maximumLeewayMicroseconds = 1_000_000
   /// `--raw`: print the metric lines instead of the table and verdicts.
@@ -67,7 +67,7 @@ struct Options {
                      K (jitter), T (sleep)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
       --leeway L     the leeway of the loop of timerloop and blocktimer in jitter, in whole microseconds from 0 to
-                     1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.nanoseconds / 1_000)); needs the jitter workload;
+                     1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.inNanoseconds / 1_000)); needs the jitter workload;
                      other workloads and implementations ignore it
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
                      the format of the C peers in Benchmarks/peers (for scripts)
@@ -188,7 +188,7 @@ struct Options {
     if let timers { arguments += ["--timers", String(timers)] }
     if let seconds { arguments += ["--seconds", String(seconds)] }
     if let leeway, benchmarkCase.workload == .jitter {
-      arguments += ["--leeway", String(leeway.nanoseconds / 1_000)]
+      arguments += ["--leeway", String(leeway.inNanoseconds / 1_000)]
     }
     return arguments
   }

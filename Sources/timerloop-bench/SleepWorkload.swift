@@ -59,11 +59,10 @@ enum SleepWorkload {
         Task {
           recorder.taskStarts()
           for round in 0..<rounds {
-            let sleep = Duration.nanoseconds(
-              recorder.duration(task: task, round: round).nanoseconds)
+            let sleep = recorder.duration(task: task, round: round)
             let deadline = ContinuousClock.now + sleep
             try? await Task.sleep(until: deadline, clock: .continuous)
-            recorder.record(lateness: TimeAmount(ContinuousClock.now - deadline))
+            recorder.record(lateness: ContinuousClock.now - deadline)
           }
           recorder.taskEnds()
         }
@@ -86,7 +85,7 @@ enum SleepWorkload {
     sink.emit("cpu_us_per_wakeup", cpu * 1e6 / Double(max(wakeUps, 1)), digits: 2, "us")
     recorder.latencySummary()?.emit(to: sink)
     sink.emit("early", early, "count")
-    sink.emit("total_s", wall.seconds, digits: 3, "s")
+    sink.emit("total_s", wall.inSeconds, digits: 3, "s")
     sink.emit("ok", finished && wakeUps == count * rounds && early == 0 ? 1 : 0, "bool")
   }
 }
@@ -114,7 +113,7 @@ final class SleepRecorder: @unchecked Sendable {
   }
 
   /// Sleep `round` of `task`: 1 to 1,000 whole milliseconds, from SplitMix64 over a fixed seed.
-  func duration(task: Int, round: Int) -> TimeAmount {
+  func duration(task: Int, round: Int) -> Duration {
     var z = UInt64(task * SleepWorkload.rounds + round) &+ 0x9E37_79B9_7F4A_7C15
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -132,10 +131,10 @@ final class SleepRecorder: @unchecked Sendable {
   }
 
   /// How late a task woke from one sleep.
-  func record(lateness: TimeAmount) {
+  func record(lateness: Duration) {
     if lateness < .zero { early.add(1, ordering: .relaxed) }
     let index = nextSample.add(1, ordering: .relaxed).oldValue
-    if index < samples.count { samples[index] = lateness.nanoseconds }
+    if index < samples.count { samples[index] = lateness.inNanoseconds }
   }
 
   /// The resident set once every task has started its first sleep.

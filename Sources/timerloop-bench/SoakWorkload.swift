@@ -34,7 +34,7 @@ enum SoakWorkload {
     let total = max(Int(seconds.rounded()), 2)
     let warmUp = max(total / 10, 1)
     try EpollEventLoop.runOnCurrentThread { loop in
-      let far = TimeAmount.seconds(3600)
+      let far = Duration.seconds(3600)
       run.handles = try (0..<count).map { _ in try loop.schedule(after: far) {} }
       let batch = max(count / 100, 1)
       try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10)) { _ in

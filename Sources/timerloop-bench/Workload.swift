@@ -69,7 +69,7 @@ struct BenchmarkCase: CustomStringConvertible {
   /// when given. `timers` and `seconds` default to the workload's own sizes; `leeway` (the
   /// leeway of timerloop's loop in `jitter`) to `EpollEventLoop.defaultLeeway`.
   func run(
-    timers: Int?, seconds: Double?, leeway: TimeAmount? = nil, sink: MetricSink? = nil
+    timers: Int?, seconds: Double?, leeway: Duration? = nil, sink: MetricSink? = nil
   ) throws {
     let sink = sink ?? MetricSink(implementation: implementation, workload: workload)
     let count = timers ?? workload.defaultTimers

@@ -28,7 +28,7 @@ final class BlockTimerConcurrencyTests: XCTestCase {
 
   /// Waits until `loop` has run everything it had committed to when called,
   /// and `delay` more; a semaphore, not a sleep.
-  private func waitForLoop(_ loop: any TimerEventLoop, after delay: TimeAmount = .zero) throws {
+  private func waitForLoop(_ loop: any TimerEventLoop, after delay: Duration = .zero) throws {
     let passed = DispatchSemaphore(value: 0)
     try loop.schedule(after: delay) { passed.signal() }
     XCTAssertEqual(passed.wait(timeout: .now() + 30), .success)

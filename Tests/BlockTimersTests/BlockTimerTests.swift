@@ -86,8 +86,8 @@ final class BlockTimerTests: XCTestCase {
       let loop = VirtualEventLoop()
       defer { loop.shutdown() }
       let start = loop.now
-      let repeating = EventLog<TimeAmount>()
-      let oneShot = EventLog<TimeAmount>()
+      let repeating = EventLog<Duration>()
+      let oneShot = EventLog<Duration>()
       let timer = BlockTimer.scheduledTimer(withTimeInterval: interval, repeats: true, on: loop) {
         _ in
         repeating.append(loop.now - start)
@@ -341,7 +341,7 @@ final class BlockTimerTests: XCTestCase {
     // Start on a multiple of 2^23 ns (the grid a 10 ms tolerance aligns to).
     let loop = VirtualEventLoop(start: Deadline(uptimeNanoseconds: 1 << 33))
     let start = loop.now
-    let fired = EventLog<(String, TimeAmount)>()
+    let fired = EventLog<(String, Duration)>()
     func timer(_ name: String, after ms: Double, tolerance: TimeInterval) -> BlockTimer {
       let timer = BlockTimer.scheduledTimer(withTimeInterval: ms / 1000, repeats: false, on: loop) {
         _ in
@@ -379,7 +379,7 @@ final class BlockTimerTests: XCTestCase {
     let loop = VirtualEventLoop(start: Deadline(uptimeNanoseconds: 1 << 33))
     defer { loop.shutdown() }
     let start = loop.now
-    let fired = EventLog<TimeAmount>()
+    let fired = EventLog<Duration>()
     let timer = BlockTimer.scheduledTimer(withTimeInterval: 0.01, repeats: true, on: loop) { _ in
       fired.append(loop.now - start)
     }
@@ -393,7 +393,7 @@ final class BlockTimerTests: XCTestCase {
     loop.advanceTime(by: .ms(105))
     XCTAssertEqual(fired.count, 10, "one firing per interval: \(fired.all)")
     for (n, at) in fired.all.enumerated() {
-      let due = TimeAmount.ms(Double(n + 1) * 10)
+      let due = Duration.ms(Double(n + 1) * 10)
       XCTAssertTrue(at >= due && at < due + .ms(5), "firing \(n) at \(at), due at \(due)")
     }
     let oneShot = BlockTimer(timeInterval: 0.01, repeats: false) { _ in }

@@ -27,13 +27,13 @@ final class Canary: Sendable {}
 extension VirtualEventLoop {
   /// Milliseconds of loop time since `start`, for readable expectations.
   func milliseconds(since start: Deadline) -> Double {
-    Double((now - start).nanoseconds) / 1e6
+    Double((now - start).attoseconds) / 1e15
   }
 }
 
-extension TimeAmount {
+extension Duration {
   /// `ms` milliseconds, fractional allowed (rounded up to a nanosecond).
-  static func ms(_ ms: Double) -> TimeAmount { try! TimeAmount(seconds: ms / 1000) }
+  static func ms(_ ms: Double) -> Duration { try! TimeAmount(seconds: ms / 1000).duration }
 }
 
 /// Waits for every block already queued on `queue` to finish.

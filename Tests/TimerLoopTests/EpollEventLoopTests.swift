@@ -33,8 +33,7 @@ import Testing
     let loop = try EpollEventLoop.startOnNewThread()
     defer { loop.shutdown() }
     try loop.schedule(after: .max) {}
-    try loop.scheduleRepeating(after: try TimeAmount(seconds: .infinity), every: .seconds(1)) { _ in
-    }
+    try loop.scheduleRepeating(after: .seconds(Int64.max), every: .seconds(1)) { _ in }
     _ = try onLoop(loop) {}
     // Disarmed: the loop sleeps in epoll_wait with no timeout, costing no CPU.
     #expect(try onLoop(loop) { loop.testsOnly_armedDeadline == nil })
@@ -141,7 +140,7 @@ import Testing
         for i in 0..<2_000 {
           created.add(1, ordering: .relaxed)
           let counted = Counted { released.add(1, ordering: .relaxed) }
-          let delay = TimeAmount.microseconds(Int64((i * 37 + thread) % 5_000))
+          let delay = Duration.microseconds(Int64((i * 37 + thread) % 5_000))
           _ = try? loop.schedule(after: delay) { _ = counted }
         }
       }
@@ -155,11 +154,11 @@ import Testing
   /// The timerfd ticks periodically while timers are dense; a timer due
   /// before its first tick must re-arm it rather than wait for that tick.
   @Test func anEarlierTimerIsNotHeldBackByAPeriodicTimerfd() throws {
-    let leeway = TimeAmount.milliseconds(200)
+    let leeway = Duration.milliseconds(200)
     let loop = try EpollEventLoop.startOnNewThread(leeway: leeway)
     defer { loop.shutdown() }
     let fired = DispatchSemaphore(value: 0)
-    let lateness = Locked<TimeAmount?>(nil)
+    let lateness = Locked<Duration?>(nil)
     // 700 ms is within 4 leeways: the timerfd starts ticking at 900 ms.
     try loop.schedule(after: .milliseconds(700)) {}
     _ = try onLoop(loop) {}

@@ -50,7 +50,7 @@ final class KeyBox: Sendable {
     defer { harness.loop.shutdown() }
     let handler = RecordingHandler()
     let deadlines = Locked<[UInt64: Deadline]>([:])
-    let earliness = EventLog<TimeAmount>()
+    let earliness = EventLog<Duration>()
     handler.onFire.withLock {
       $0 = { [loop = harness.loop] tag in
         earliness.append(deadlines.withLock { $0[tag]! } - loop.now)

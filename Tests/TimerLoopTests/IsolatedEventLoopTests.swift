@@ -13,7 +13,7 @@ extension PinnedCounter {
   /// Schedules, from the actor, a timer whose callback touches the actor's
   /// state directly: the view accepts the actor-isolated closure because the
   /// actor's executor is the loop.
-  func incrementLater(by delay: TimeAmount) throws {
+  func incrementLater(by delay: Duration) throws {
     try loop.assumeIsolated().schedule(after: delay) { self.increment() }
   }
 }

@@ -15,7 +15,7 @@ import Testing
     /// one-shot `spawn` units later (spawned timers are numbered from 100,000
     /// in the order they are made).
     case oneShot(id: Int, delay: Int64, victim: Int?, spawn: Int64?)
-    case repeating(id: Int, delay: Int64, interval: Int64, policy: RepeatPolicy)
+    case repeating(id: Int, delay: Int64, interval: Int64, policy: MissedTickBehavior)
     case cancel(id: Int)
     case reschedule(id: Int, delay: Int64)
     case advance(Int64)
@@ -64,7 +64,7 @@ import Testing
           .repeating(
             id: ids, delay: .random(in: 0...4, using: &rng),
             interval: .random(in: 1...4, using: &rng),
-            policy: Bool.random(using: &rng) ? .fixedRate : .fixedDelay))
+            policy: [.skip, .delay, .burst].randomElement(using: &rng)!))
         ids += 1
       case 4 where existing != nil:
         operations.append(.cancel(id: existing!))
@@ -89,7 +89,7 @@ import Testing
     var handles: [Int: TimerHandle] = [:]
     let shared = Locked<[Int: TimerHandle]>([:])
     let spawned = Locked(0)
-    let time: @Sendable () -> Int64 = { (loop.now - start).nanoseconds / unit }
+    let time: @Sendable () -> Int64 = { (loop.now - start).wholeNanoseconds / unit }
     for operation in operations {
       switch operation {
       case .oneShot(let id, let delay, let victim, let spawn):
@@ -108,7 +108,7 @@ import Testing
         }
       case .repeating(let id, let delay, let interval, let policy):
         handles[id] = try loop.scheduleRepeating(
-          after: .nanoseconds(delay * unit), every: .nanoseconds(interval * unit), policy: policy
+          after: .nanoseconds(delay * unit), every: .nanoseconds(interval * unit), missedTicks: policy
         ) { _ in calls.append(Call(id: id, time: time())) }
       case .cancel(let id):
         handles[id]?.cancel()
@@ -132,10 +132,10 @@ import Testing
       var deadline: Int64
       var order: Int
       var interval: Int64?
-      var policy: RepeatPolicy
+      var policy: MissedTickBehavior
       var victim: Int?
       var spawn: Int64?
-      var running = false  // a one-shot or fixed-delay timer between collection and return
+      var running = false  // a one-shot, .delay or .burst timer between collection and return
     }
     var timers: [Int: Timer] = [:]
     var now: Int64 = 0
@@ -152,7 +152,7 @@ import Testing
         // A negative delay counts as zero.
         timers[id] = Timer(
           id: id, deadline: now + max(delay, 0), order: nextOrder(), interval: nil,
-          policy: .fixedRate, victim: victim, spawn: spawn)
+          policy: .skip, victim: victim, spawn: spawn)
       case .repeating(let id, let delay, let interval, let policy):
         timers[id] = Timer(
           id: id, deadline: now + delay, order: nextOrder(), interval: interval, policy: policy)
@@ -175,11 +175,11 @@ import Testing
             now = max(now, next)
             continue
           }
-          // One pass: collect in (deadline, order), re-queue fixed-rate timers first.
+          // One pass: collect in (deadline, order), re-queue .skip timers first.
           let collected = due.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }
           var pending = Set(collected.map(\.id))
           for timer in collected {
-            if let interval = timer.interval, timer.policy == .fixedRate {
+            if let interval = timer.interval, timer.policy == .skip {
               var next = timer.deadline + interval
               while next <= now { next += interval }
               timers[timer.id]!.deadline = next
@@ -199,13 +199,18 @@ import Testing
               spawned += 1
               timers[child] = Timer(
                 id: child, deadline: now + spawn, order: nextOrder(), interval: nil,
-                policy: .fixedRate)
+                policy: .skip)
             }
             guard timers[timer.id] != nil else { continue }
             if timer.interval == nil {
               timers[timer.id] = nil
-            } else if timer.policy == .fixedDelay {
+            } else if timer.policy == .delay {
               timers[timer.id]!.deadline = now + timer.interval!
+              timers[timer.id]!.order = nextOrder()
+              timers[timer.id]!.running = false
+            } else if timer.policy == .burst {
+              // The next grid point, even a past one: due again in the next pass.
+              timers[timer.id]!.deadline = timer.deadline + timer.interval!
               timers[timer.id]!.order = nextOrder()
               timers[timer.id]!.running = false
             }

@@ -113,7 +113,7 @@ final class PassRecorder: EventLoopMetricsDelegate {
 extension EventLoopPassInfo: CustomTestStringConvertible {
   public var testDescription: String {
     "start \(start.uptimeNanoseconds) fired \(timersFired) tasks \(tasksRun) late "
-      + "\(lateness.map { "\($0.nanoseconds)" } ?? "nil") asleep \(asleep.nanoseconds) busy \(busy.nanoseconds)"
+      + "\(lateness.map { "\($0.wholeNanoseconds)" } ?? "nil") asleep \(asleep.wholeNanoseconds) busy \(busy.wholeNanoseconds)"
   }
 }
 

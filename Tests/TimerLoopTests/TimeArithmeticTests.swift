@@ -133,7 +133,7 @@ private let edgeAmounts: [Int64] = [
     #expect(origin - .min == .distantFuture)
     #expect(Deadline.distantFuture - .nanoseconds(-1) == .distantFuture)
     #expect(.seconds(1) + origin == origin + .seconds(1))
-    #expect(TimeAmount.max + origin == .distantFuture)
+    #expect(Duration.max + origin == .distantFuture)
     var deadline = origin
     deadline += .milliseconds(5)
     deadline -= .milliseconds(2)
@@ -168,11 +168,18 @@ private let edgeAmounts: [Int64] = [
     #expect(origin - Duration(attoseconds: .min) == .distantFuture)
   }
 
-  @Test func theDifferenceOfTwoDeadlinesSaturates() {
+  /// A `Duration` holds any difference of two `Int64` nanosecond counts, so
+  /// the difference is exact where the engine's `TimeAmount` saturates.
+  @Test func theDifferenceOfTwoDeadlinesIsExact() {
     #expect(origin + .seconds(1) - origin == .seconds(1))
     #expect(Deadline.distantPast - Deadline.distantFuture == .nanoseconds(-Int64.max))
     #expect(origin - .distantPast == .nanoseconds(1_000_000_000))
-    #expect(Deadline(uptimeNanoseconds: .min) - .distantFuture == .min)
-    #expect(Deadline.distantFuture - Deadline(uptimeNanoseconds: -2) == .max)
+    #expect(
+      Deadline(uptimeNanoseconds: .min) - .distantFuture
+        == .nanoseconds(Int128(Int64.min) - Int128(Int64.max)))
+    #expect(
+      Deadline.distantFuture - Deadline(uptimeNanoseconds: -2) == .nanoseconds(Int128(Int64.max) + 2))
+    #expect(Deadline(uptimeNanoseconds: .min).timeAmount(since: .distantFuture) == .min)
+    #expect(Deadline.distantFuture.timeAmount(since: Deadline(uptimeNanoseconds: -2)) == .max)
   }
 }

@@ -15,6 +15,52 @@ import TimerLoop
         == .nanoseconds(-1))
   }
 
+  /// Durations whose attoseconds fit an `Int64` (under about 9.2 s) take the
+  /// conversion's short path, longer ones the 128-bit path: both round up,
+  /// and agree at the border.
+  @Test func durationConversionRoundsUpOnBothSidesOfItsShortPath() {
+    let border = Int128(Int64.max)  // 9.223372036854775807 s
+    // 9,223,372,036.854775807 ns, and the next attosecond, round up alike.
+    #expect(TimeAmount(Duration(attoseconds: border)) == .nanoseconds(9_223_372_037))
+    #expect(TimeAmount(Duration(attoseconds: border + 1)) == .nanoseconds(9_223_372_037))
+    #expect(TimeAmount(Duration(attoseconds: 9_223_372_037_000_000_000)) == .nanoseconds(9_223_372_037))
+    #expect(TimeAmount(Duration(attoseconds: 9_223_372_037_000_000_001)) == .nanoseconds(9_223_372_038))
+    // -9,223,372,036.854775808 ns rounds up (towards +∞) to -9,223,372,036.
+    #expect(TimeAmount(Duration(attoseconds: -border - 1)) == .nanoseconds(-9_223_372_036))
+    #expect(TimeAmount(Duration(attoseconds: -border - 2)) == .nanoseconds(-9_223_372_036))
+    #expect(TimeAmount(Duration(attoseconds: 1_000_000_000_000_000_000)) == .seconds(1))
+    #expect(TimeAmount(Duration(attoseconds: -1)) == .zero)
+    #expect(TimeAmount(.seconds(30) + .nanoseconds(1) / 2) == .nanoseconds(30_000_000_001))
+    #expect(TimeAmount(.seconds(-30) - .nanoseconds(1) / 2) == .seconds(-30))
+    // The long path's ends: exact at both limits, saturating just beyond.
+    let attosecond = Duration(attoseconds: 1)
+    #expect(TimeAmount(.nanoseconds(Int64.max)) == .max)
+    #expect(TimeAmount(.nanoseconds(Int64.max) - attosecond) == .max)
+    #expect(TimeAmount(.nanoseconds(Int64.max - 1) + attosecond) == .max)
+    #expect(TimeAmount(.nanoseconds(-Int64.max)) == .nanoseconds(-Int64.max))
+    #expect(TimeAmount(.nanoseconds(Int64.min)) == .min)
+    #expect(TimeAmount(.nanoseconds(Int64.min) - attosecond) == .min)
+    #expect(TimeAmount(.nanoseconds(Int64.min) - .nanoseconds(1)) == .min)
+    #expect(TimeAmount(.nanoseconds(Int64.min) + attosecond) == .nanoseconds(Int64.min + 1))
+  }
+
+  /// Both paths against `Int128` arithmetic, for attoseconds of every
+  /// magnitude up to past the saturation limits (seeded, so repeatable).
+  @Test func durationConversionMatchesExactArithmetic() {
+    var rng = TimerWheelTests.SplitMix64(state: 20)
+    for _ in 0..<20_000 {
+      let bits = Int.random(in: 0...96, using: &rng)
+      let random = Int128(UInt64.random(in: 0...UInt64.max, using: &rng))
+      let magnitude = (random << max(bits - 64, 0)) >> max(64 - bits, 0)
+      let attoseconds = Bool.random(using: &rng) ? magnitude : -magnitude
+      let (whole, fraction) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+      let exact = fraction > 0 ? whole + 1 : whole
+      #expect(
+        TimeAmount(Duration(attoseconds: attoseconds)) == .nanoseconds(Int64(clamping: exact)),
+        "\(attoseconds) attoseconds")
+    }
+  }
+
   @Test func durationConversionSaturates() {
     #expect(TimeAmount(.seconds(Int64.max)) == .max)
     #expect(TimeAmount(.seconds(Int64.min)) == .min)
@@ -117,9 +163,11 @@ import TimerLoop
     #expect(now + .seconds(1) - now == .seconds(1))
   }
 
-  @Test func subtractionSaturates() {
-    #expect(Deadline.distantFuture - Deadline(uptimeNanoseconds: -5) == .max)
-    #expect(Deadline(uptimeNanoseconds: -5) - .distantFuture == .min)
+  @Test func subtractionIsExactAndTheEnginesFormSaturates() {
+    #expect(Deadline.distantFuture - Deadline(uptimeNanoseconds: -5) == .nanoseconds(Int128(Int64.max) + 5))
+    #expect(Deadline(uptimeNanoseconds: -5) - .distantFuture == .nanoseconds(-5 - Int128(Int64.max)))
+    #expect(Deadline.distantFuture.timeAmount(since: Deadline(uptimeNanoseconds: -5)) == .max)
+    #expect(Deadline(uptimeNanoseconds: -5).timeAmount(since: .distantFuture) == .min)
   }
 
   @Test func everyOperatorSaturatesAtTheExtremes() {
@@ -136,7 +184,8 @@ import TimerLoop
       }
       for other in deadlines {
         let exact = Int128(deadline.uptimeNanoseconds) - Int128(other.uptimeNanoseconds)
-        #expect(deadline - other == TimeAmount(nanoseconds: Int64(clamping: exact)))
+        #expect(deadline - other == .nanoseconds(exact))
+        #expect(deadline.timeAmount(since: other) == TimeAmount(nanoseconds: Int64(clamping: exact)))
         #expect((deadline < other) == (deadline.uptimeNanoseconds < other.uptimeNanoseconds))
       }
       _ = deadline.description

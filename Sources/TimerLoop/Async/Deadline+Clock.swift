@@ -1,16 +1,16 @@
 /// `Deadline` is the instant of ``EventLoopClock``: the loop's monotonic time,
 /// so generic `Clock` code and the loop's own timers use the same values.
 extension Deadline: InstantProtocol {
-  /// The deadline `duration` later (earlier if negative), rounded up to whole
-  /// nanoseconds and saturating at ``distantPast`` ... ``distantFuture``, as
-  /// ``TimeAmount/init(_:)`` and ``+(_:_:)-(Deadline,TimeAmount)`` do.
+  /// The deadline `duration` later (earlier if negative): `self + duration`,
+  /// rounded up to whole nanoseconds and saturating at ``distantPast`` ...
+  /// ``distantFuture`` (see ``+(_:_:)-(Deadline,_)``).
   public func advanced(by duration: Duration) -> Deadline {
-    self + TimeAmount(duration)
+    self + duration
   }
 
-  /// The signed time from `self` to `other`, exact (whole nanoseconds).
+  /// The signed time from `self` to `other`, exact: `other - self`.
   public func duration(to other: Deadline) -> Duration {
-    .nanoseconds(other.uptimeNanoseconds) - .nanoseconds(uptimeNanoseconds)
+    other - self
   }
 }
 

@@ -52,7 +52,7 @@ public struct EventLoopClock: Clock {
   /// - Throws: `CancellationError` if the task is cancelled (the timer is
   ///   cancelled at once), ``TimerLoopError/shutdown`` if the loop shuts down.
   public func sleep(until deadline: Deadline, tolerance: Duration? = nil) async throws {
-    let leeway = tolerance.map(TimeAmount.init) ?? .zero
+    let leeway = tolerance.map { TimeAmount($0) } ?? .zero
     try await loop.sleep(until: deadline.delayed(within: leeway))
   }
 }

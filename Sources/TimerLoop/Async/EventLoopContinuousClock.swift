@@ -6,7 +6,7 @@
 /// `ContinuousClock` reads on Linux, which keeps counting while the machine is
 /// suspended (``EventLoopClock``'s `CLOCK_MONOTONIC` stops), or a
 /// ``VirtualEventLoop``'s virtual boot time, which
-/// ``VirtualEventLoop/suspend(for:)-(TimeAmount)`` moves without moving its monotonic
+/// ``VirtualEventLoop/suspend(for:)`` moves without moving its monotonic
 /// time. Instants are `ContinuousClock.Instant`s, so on a real loop they
 /// compare with `ContinuousClock.now`. Its sleeps are the loop's boot-time
 /// timers (``TimerEventLoop/sleep(until:)-(ContinuousClock.Instant)``), so generic

@@ -1,6 +1,6 @@
 /// Ticks on a fixed-rate grid as an `AsyncSequence` of ``Deadline``s, each a
 /// grid point `start + n × interval` (n ≥ 1; `start` is ``TimerEventLoop/now``
-/// when iteration begins), made by ``TimerEventLoop/ticks(every:tolerance:policy:)-(TimeAmount,_,_)``.
+/// when iteration begins), made by ``TimerEventLoop/ticks(every:tolerance:missedTicks:)``.
 ///
 /// Pulled, not pushed: nothing is produced while the consumer is busy, so a
 /// slow consumer never accumulates ticks (O(1) memory whatever the delay).
@@ -21,7 +21,7 @@
 /// - ``MissedTickBehavior/skip`` is the default (tokio's is `Burst`), as
 ///   Apple's `Timer` keeps to its grid.
 /// - A tick due with a tolerance is due at its delayed deadline (see
-///   ``TimerEventLoop/ticks(every:tolerance:policy:)-(TimeAmount,_,_)``), so
+///   ``TimerEventLoop/ticks(every:tolerance:missedTicks:)``), so
 ///   lateness the tolerance allows is not counted; tokio has no tolerance.
 /// - A zero or tiny interval is raised to 0.1 ms instead of panicking.
 ///
@@ -38,7 +38,7 @@ public struct TickSequence: AsyncSequence, Sendable {
   let loop: any TimerEventLoop
   let interval: TimeAmount
   let tolerance: TimeAmount
-  let policy: MissedTickBehavior
+  let missedTicks: MissedTickBehavior
 
   /// Starts the grid at the loop's current time: the first tick is one
   /// interval from now.
@@ -79,7 +79,7 @@ public struct TickSequence: AsyncSequence, Sendable {
         nextTick = tick + sequence.interval
         return tick
       }
-      switch sequence.policy {
+      switch sequence.missedTicks {
       case .burst: nextTick = tick + sequence.interval
       case .delay: nextTick = now + sequence.interval
       case .skip: nextTick = Self.firstGridPoint(after: now, from: tick, every: sequence.interval)
@@ -105,9 +105,9 @@ public struct TickSequence: AsyncSequence, Sendable {
     )
       -> Deadline
     {
-      let intervals = (now - origin).nanoseconds / interval.nanoseconds + 1
+      let intervals = now.timeAmount(since: origin).nanoseconds / interval.nanoseconds + 1
       let (offset, overflow) = intervals.multipliedReportingOverflow(by: interval.nanoseconds)
-      return overflow ? .distantFuture : origin + .nanoseconds(offset)
+      return overflow ? .distantFuture : origin + TimeAmount(nanoseconds: offset)
     }
   }
 }
@@ -124,42 +124,26 @@ extension TimerEventLoop {
   /// ```
   ///
   /// - Parameters:
-  ///   - interval: nanoseconds between grid points, raised to at least 0.1 ms
-  ///     (zero or negative included), as for repeating timers, so it cannot
-  ///     spin; a huge interval saturates to ``Deadline/distantFuture`` (no
-  ///     tick ever comes).
+  ///   - interval: time between grid points, rounded up to a whole
+  ///     nanosecond and raised to at least 0.1 ms (zero or negative
+  ///     included), as for repeating timers, so it cannot spin; a huge
+  ///     interval saturates to ``Deadline/distantFuture`` (no tick ever comes).
   ///   - tolerance: how much later than its grid point a tick may be
   ///     delivered so that wake-ups coalesce, as for ``EventLoopClock``'s
-  ///     `sleep(until:tolerance:)`: only ever later, by less than `tolerance`.
-  ///     The yielded value is still the grid point.
-  ///   - policy: what follows a tick asked for after its grid point
-  ///     (``MissedTickBehavior``); ``MissedTickBehavior/skip`` by default.
+  ///     `sleep(until:tolerance:)`: only ever later, by less than `tolerance`;
+  ///     `nil` (the default) is none. The yielded value is still the grid point.
+  ///   - missedTicks: what follows a missed tick, one delivered more than
+  ///     5 ms after it was due (``MissedTickBehavior``);
+  ///     ``MissedTickBehavior/skip`` by default.
   /// - Returns: a sequence that ends when the consuming task is cancelled or
   ///   the loop shuts down, and never throws. Complexity: one timer per
   ///   awaited tick, O(1) memory.
   public func ticks(
-    every interval: TimeAmount, tolerance: TimeAmount = .zero,
-    policy: MissedTickBehavior = .skip
+    every interval: Duration, tolerance: Duration? = nil,
+    missedTicks: MissedTickBehavior = .skip
   ) -> TickSequence {
     TickSequence(
-      loop: self, interval: max(interval, TimerScheduler.minimumRepeatInterval),
-      tolerance: tolerance, policy: policy)
-  }
-
-  /// `Duration` form of ``ticks(every:tolerance:policy:)-(TimeAmount,_,_)``,
-  /// both durations converted by ``TimeAmount/init(_:)`` (rounded up,
-  /// saturating); a `nil` tolerance is none.
-  ///
-  /// - Parameters:
-  ///   - interval: time between grid points (at least 0.1 ms).
-  ///   - tolerance: how much later a tick may be delivered, or `nil`.
-  ///   - policy: what follows a missed tick; ``MissedTickBehavior/skip`` by default.
-  @_disfavoredOverload
-  public func ticks(
-    every interval: Duration, tolerance: Duration? = nil, policy: MissedTickBehavior = .skip
-  ) -> TickSequence {
-    ticks(
-      every: TimeAmount(interval), tolerance: tolerance.map(TimeAmount.init) ?? .zero,
-      policy: policy)
+      loop: self, interval: max(TimeAmount(interval), TimerScheduler.minimumRepeatInterval),
+      tolerance: tolerance.map { TimeAmount($0) } ?? .zero, missedTicks: missedTicks)
   }
 }

@@ -22,7 +22,7 @@ extension TimerEventLoop {
   ///   outcomes, or the return, ends each call.
   public func sleep(until deadline: Deadline) async throws {
     try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
-      try scheduler.schedule(at: deadline, interval: nil, policy: .fixedRate, body: .once(alarm))
+      TimerHandle(scheduler: scheduler, id: try scheduler.schedule(at: deadline, once: alarm))
     }
   }
 
@@ -54,27 +54,16 @@ extension TimerEventLoop {
     }
   }
 
-  /// Suspends the calling task for `duration` nanoseconds from ``now``; see
-  /// ``sleep(until:)-(Deadline)``. A zero or negative duration resumes in the loop's next
-  /// pass; a huge one saturates to ``Deadline/distantFuture`` (never resumes
-  /// by itself, only by cancellation or shutdown).
+  /// Suspends the calling task for `duration` from ``now`` (rounded up to a
+  /// whole nanosecond); see ``sleep(until:)-(Deadline)``. A zero or negative
+  /// duration resumes in the loop's next pass; a huge one saturates to
+  /// ``Deadline/distantFuture`` (never resumes by itself, only by
+  /// cancellation or shutdown).
   ///
   /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
   ///   ``sleep(until:)-(Deadline)`` does.
-  public func sleep(for duration: TimeAmount) async throws {
-    try await sleep(until: now + max(duration, .zero))
-  }
-
-  /// Suspends the calling task for `duration` from ``now``, converted by
-  /// ``TimeAmount/init(_:)`` (rounded up to whole nanoseconds, saturating);
-  /// see ``sleep(for:)-(TimeAmount)``. Disfavoured so that `.seconds(1)` and
-  /// friends mean ``TimeAmount``, as in the loop's `schedule` calls.
-  ///
-  /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
-  ///   ``sleep(until:)-(Deadline)`` does.
-  @_disfavoredOverload
   public func sleep(for duration: Duration) async throws {
-    try await sleep(for: TimeAmount(duration))
+    try await sleep(until: now.after(duration))
   }
 
   /// Suspends the calling task for `duration` from ``now``, or up to
@@ -132,7 +121,7 @@ extension TimerEventLoop {
   }
 
   /// How many tasks are suspended in a sleep on this loop: ``sleep(until:)-(Deadline)``
-  /// and its forms, ``clock``'s sleeps, a ``ticks(every:tolerance:policy:)-(TimeAmount,_,_)``
+  /// and its forms, ``clock``'s sleeps, a ``ticks(every:tolerance:missedTicks:)``
   /// iteration waiting for its next tick, and the deadline of a
   /// ``withDeadline(_:operation:)`` or `withTimeout`. A sleep counts from when
   /// its timer is scheduled until it resumes. Readable from any thread (one lock).
@@ -143,7 +132,7 @@ extension TimerEventLoop {
   ///
   /// The hook that makes async tests on a ``VirtualEventLoop`` deterministic:
   /// when it returns, the timers of those sleeps are scheduled, so a following
-  /// ``VirtualEventLoop/advanceTime(by:)-(TimeAmount)`` resumes them. Suspends without
+  /// ``VirtualEventLoop/advanceTime(by:)`` resumes them. Suspends without
   /// blocking a thread; waits for ever if the count is never reached and the
   /// task is not cancelled (give such tests a time limit).
   public func waitForSleepingTasks(atLeast count: Int) async {

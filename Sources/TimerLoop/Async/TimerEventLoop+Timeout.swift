@@ -86,25 +86,16 @@ extension TimerEventLoop {
   }
 
   /// Runs `operation` in a child task and cancels it if it has not finished
-  /// `timeout` nanoseconds from ``now``; ``withDeadline(_:operation:)`` with
-  /// the deadline ``now`` + `timeout` (zero or negative: the next pass; huge:
+  /// `timeout` from ``now``; ``withDeadline(_:operation:)`` with the deadline
+  /// ``now`` + `timeout` (rounded up; zero or negative: the next pass; huge:
   /// never), with the same outcomes.
   ///
   /// - Throws: ``TimerLoopError/timedOut``, what `operation` throws, or
   ///   ``TimerLoopError/shutdown``, as ``withDeadline(_:operation:)`` does.
   public func withTimeout<Value: Sendable>(
-    _ timeout: TimeAmount, operation: @escaping @Sendable () async throws -> Value
-  ) async throws -> Value {
-    try await withDeadline(now + max(timeout, .zero), operation: operation)
-  }
-
-  /// `Duration` form of ``withTimeout(_:operation:)-(TimeAmount,_)``, the timeout
-  /// converted by ``TimeAmount/init(_:)`` (rounded up, saturating).
-  @_disfavoredOverload
-  public func withTimeout<Value: Sendable>(
     _ timeout: Duration, operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    try await withTimeout(TimeAmount(timeout), operation: operation)
+    try await withDeadline(now.after(timeout), operation: operation)
   }
 }
 

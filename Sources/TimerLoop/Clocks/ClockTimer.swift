@@ -17,6 +17,9 @@ final class ClockTimer: Sendable {
     case fixedRate(interval: Int64)
     /// One interval after the call returns.
     case fixedDelay(interval: Int64)
+    /// One interval after the deadline of the call: missed ticks each get a
+    /// call, one per pass.
+    case burst(interval: Int64)
     /// The next date the rule gives (`nil` ends the timer); wall clock only.
     case rule(@Sendable (Date) -> Date?)
     /// At no date: each time the clock is set (``ClockTimerQueue/observe(_:)``).

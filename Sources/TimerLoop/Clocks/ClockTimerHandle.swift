@@ -1,7 +1,7 @@
 import Foundation
 
 /// A timer on the boot-time clock (``TimerEventLoop/schedule(at:_:)-(ContinuousClock.Instant,_)``,
-/// ``TimerEventLoop/scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,Duration,_,_)``)
+/// ``TimerEventLoop/scheduleRepeating(firstAt:every:missedTicks:_:)-(ContinuousClock.Instant,_,_,_)``)
 /// or on the wall clock (``TimerEventLoop/schedule(at:_:)-(Date,_)``,
 /// ``TimerEventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
 /// ``TimerEventLoop/scheduleRepeating(matching:in:matchingPolicy:_:)``), returned

@@ -321,6 +321,8 @@ final class ClockTimerQueue: Sendable {
       return now.addingSaturated(interval - Int64(intoPeriod))
     case .fixedDelay(let interval):
       return now.addingSaturated(interval)
+    case .burst(let interval):
+      return deadline.addingSaturated(interval)
     case .rule(let rule):
       // From the date it was due, so a grid rule keeps its grid; if that
       // has passed too (the loop was late), from now: one call for every

@@ -25,7 +25,7 @@ extension EpollEventLoop: ClockTimerHost {
     for queue in clockTimers.existingQueues {
       guard let deadline = queue.earliestDeadline, deadline != .max else { continue }
       let wait = max(deadline.subtractingSaturated(nanoseconds(on: queue.clock)), 0)
-      let monotonic = now + .nanoseconds(wait)
+      let monotonic = now + TimeAmount(nanoseconds: wait)
       earliest = min(earliest ?? monotonic, monotonic)
     }
     return earliest
@@ -36,7 +36,7 @@ extension EpollEventLoop: ClockTimerHost {
     shutdown()
   }
 
-  var clockTimerLeeway: Int64 { leeway.nanoseconds }
+  var clockTimerLeeway: Int64 { leewayAmount.nanoseconds }
 }
 
 /// A timerfd on a queue's clock. Closes its descriptor when released.

@@ -17,7 +17,7 @@ extension TimerEventLoop {
   /// The loop's boot-time clock now: `ContinuousClock.now` on an
   /// ``EpollEventLoop`` (both read `CLOCK_BOOTTIME`); on a
   /// ``VirtualEventLoop``, its virtual monotonic time plus the time
-  /// ``VirtualEventLoop/suspend(for:)-(TimeAmount)`` simulated. Any thread; O(1), one
+  /// ``VirtualEventLoop/suspend(for:)`` simulated. Any thread; O(1), one
   /// clock read.
   public var continuousNow: ContinuousClock.Instant {
     ContinuousClock.Instant(bootNanoseconds: clockHost.nanoseconds(on: .boot))
@@ -62,17 +62,17 @@ extension TimerEventLoop {
   /// `first`, and then every `interval` until cancelled, counting time the
   /// machine spends suspended.
   ///
-  /// After a suspend (or a busy loop) covering several ticks, `body` runs
-  /// once for all of them, never in a burst: a fixed-rate timer then goes
-  /// on at the next tick of its grid `first + n × interval`, a fixed-delay
-  /// one `interval` after that call returns.
+  /// After a suspend (or a busy loop) covering several ticks, `body` goes
+  /// on by `missedTicks`, as a monotonic repeating timer does: by default
+  /// (``MissedTickBehavior/skip``) it runs once for all of them and then at
+  /// the next tick of its grid `first + n × interval`.
   ///
   /// - Parameters:
   ///   - first: the first deadline on the boot-time clock; a past one runs
   ///     in the next pass. Rounded up to whole nanoseconds.
   ///   - interval: the period, rounded up to whole nanoseconds; below 0.1 ms
   ///     (zero and negative included) it is 0.1 ms, as for monotonic timers.
-  ///   - policy: ``RepeatPolicy/fixedRate`` (default) or ``RepeatPolicy/fixedDelay``.
+  ///   - missedTicks: what follows missed ticks; see ``MissedTickBehavior``.
   ///   - body: runs on the loop thread with the timer's handle, which can
   ///     cancel it.
   /// - Returns: a handle that cancels the timer.
@@ -82,26 +82,18 @@ extension TimerEventLoop {
   @discardableResult
   public func scheduleRepeating(
     firstAt first: ContinuousClock.Instant, every interval: Duration,
-    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (ClockTimerHandle) -> Void
+    missedTicks: MissedTickBehavior = .skip,
+    _ body: @escaping @Sendable (ClockTimerHandle) -> Void
   ) throws(TimerLoopError) -> ClockTimerHandle {
     let period = max(TimeAmount(interval), TimerScheduler.minimumRepeatInterval).nanoseconds
+    let repeats: ClockTimer.Repeat =
+      switch missedTicks {
+      case .skip: .fixedRate(interval: period)
+      case .delay: .fixedDelay(interval: period)
+      case .burst: .burst(interval: period)
+      }
     return try scheduleClockTimer(
-      on: .boot, at: first.bootNanoseconds,
-      repeats: policy == .fixedRate ? .fixedRate(interval: period) : .fixedDelay(interval: period),
-      body: .repeating(body))
-  }
-
-  /// ``TimeAmount`` form of
-  /// ``scheduleRepeating(firstAt:every:policy:_:)-(ContinuousClock.Instant,Duration,_,_)``,
-  /// so that an interval kept as a ``TimeAmount`` for the monotonic timers
-  /// serves here too.
-  @discardableResult
-  public func scheduleRepeating(
-    firstAt first: ContinuousClock.Instant, every interval: TimeAmount,
-    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (ClockTimerHandle) -> Void
-  ) throws(TimerLoopError) -> ClockTimerHandle {
-    try scheduleRepeating(
-      firstAt: first, every: Duration.nanoseconds(interval.nanoseconds), policy: policy, body)
+      on: .boot, at: first.bootNanoseconds, repeats: repeats, body: .repeating(body))
   }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Virtual boot time is the loop's virtual monotonic time plus the time
-/// ``VirtualEventLoop/suspend(for:)-(TimeAmount)`` simulated; virtual wall-clock time is
+/// ``VirtualEventLoop/suspend(for:)`` simulated; virtual wall-clock time is
 /// the monotonic time plus an offset that ``VirtualEventLoop/setWallClock(to:)``
 /// and `suspend(for:)` move. Each queue's driver is a monotonic timer of the
 /// loop at the translated deadline, moved whenever the translation changes.
@@ -29,20 +29,23 @@ extension VirtualEventLoop: ClockTimerHost {
 
   /// Simulates the machine sleeping for `amount` (nanoseconds): the
   /// boot-time clock (``TimerEventLoop/continuousNow``) and the wall clock
-  /// (``TimerEventLoop/wallClockNow``) move forward by `amount`; the monotonic
+  /// (``TimerEventLoop/wallClockNow``) move forward by `duration` (rounded up
+  /// to a whole nanosecond); the monotonic
   /// clock (``TimerEventLoop/now``) does not, as `CLOCK_BOOTTIME`,
   /// `CLOCK_REALTIME` and `CLOCK_MONOTONIC` do on Linux. Timers on those two
   /// clocks that this makes due run before it returns, each once (a
-  /// fixed-rate timer gets one call for the ticks it missed); called from a
+  /// repeating timer that missed ticks goes on by its
+  /// ``MissedTickBehavior``); called from a
   /// callback, they run in a later pass of the running
-  /// ``advanceTime(by:)-(TimeAmount)``. Wall-clock timers are re-evaluated as
+  /// ``advanceTime(by:)``. Wall-clock timers are re-evaluated as
   /// after ``setWallClock(to:)``. Zero or negative amounts do nothing. A
   /// clock that this would take past `Int64.max` nanoseconds stays there: it
   /// saturates, never traps.
   ///
   /// Call it from the thread that drives the loop, like
-  /// ``advanceTime(by:)-(TimeAmount)``.
-  public func suspend(for amount: TimeAmount) {
+  /// ``advanceTime(by:)``.
+  public func suspend(for duration: Duration) {
+    let amount = TimeAmount(duration)
     guard amount > .zero else { return }
     suspendedNanoseconds.addSaturated(amount.nanoseconds)
     wallClockOffset.addSaturated(amount.nanoseconds)
@@ -56,7 +59,7 @@ extension VirtualEventLoop: ClockTimerHost {
   /// `TFD_TIMER_CANCEL_ON_SET` timerfd: every wall-clock timer is
   /// re-evaluated at once, and those whose date has now passed run before
   /// this returns, once each (called from a callback: in a later pass of
-  /// the running ``advanceTime(by:)-(TimeAmount)``); those moved further away
+  /// the running ``advanceTime(by:)``); those moved further away
   /// wait. The loop's virtual wall clock starts at the system's wall clock
   /// reading when the loop was made, in whole seconds.
   ///
@@ -84,7 +87,7 @@ extension VirtualEventLoop: ClockTimerHost {
 
 extension Atomic where Value == Int64 {
   /// Adds `amount`, saturating at the range of `Int64`: `add` traps on
-  /// overflow (two suspends of ``TimeAmount/max`` did). Only for a value
+  /// overflow (two suspends of `Int64.max` nanoseconds did). Only for a value
   /// that one thread writes.
   fileprivate func addSaturated(_ amount: Int64) {
     store(load(ordering: .acquiring).addingSaturated(amount), ordering: .releasing)

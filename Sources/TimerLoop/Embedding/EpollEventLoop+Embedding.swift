@@ -93,7 +93,7 @@ extension EpollEventLoop {
         try EventFD.signal(selector.eventFD)
         embeddedDeadline.store(now.uptimeNanoseconds, ordering: .releasing)
       } else {
-        try selector.arm(earliest, leeway: leeway, now: now)
+        try selector.arm(earliest, leeway: leewayAmount, now: now)
         var next = earliest
         if let clockDeadline = earliestClockTimerDeadline(now: now) {
           next = min(next ?? clockDeadline, clockDeadline)

@@ -10,7 +10,7 @@ import Synchronization
 /// when the first such timer is scheduled.
 ///
 /// Run it on the calling thread with ``run()``, or on a thread of its own with
-/// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``. Each iteration runs one pass of due work (see
+/// ``startOnNewThread(name:leeway:metricsDelegate:)``. Each iteration runs one pass of due work (see
 /// ``TimerEventLoop``), re-arms the timerfd if the earliest deadline changed, and
 /// blocks in `epoll_wait` with no timeout: deadlines live in the absolute
 /// timerfd, so a signal interrupting the wait cannot stretch one. The loop
@@ -52,35 +52,38 @@ public final class EpollEventLoop: TimerEventLoop {
   }
 
   /// How late the loop may fire a timer so that timers due close together
-  /// share one wake-up (nanoseconds). The timerfd is armed for the earliest
-  /// deadline itself, so a timer on its own fires on time (plus the kernel's
-  /// wake-up latency); while timers come due within a few leeways of each
-  /// other, the loop wakes once per leeway instead of once per timer. Timers
-  /// never fire early. The boot-time and wall-clock timerfds keep the wake-up
-  /// they are armed for when a timer due up to one leeway before it comes.
-  public let leeway: TimeAmount
+  /// share one wake-up. The timerfd is armed for the earliest deadline
+  /// itself, so a timer on its own fires on time (plus the kernel's wake-up
+  /// latency); while timers come due within a few leeways of each other, the
+  /// loop wakes once per leeway instead of once per timer. Timers never fire
+  /// early. The boot-time and wall-clock timerfds keep the wake-up they are
+  /// armed for when a timer due up to one leeway before it comes.
+  public var leeway: Duration { leewayAmount.duration }
+
+  /// ``leeway`` as the selector reads it on every wait.
+  let leewayAmount: TimeAmount
 
   /// The default ``leeway``: 150 µs. In the leeway sweep of the repository's
   /// `Benchmarks/RESULTS.md` (2026-12-01, a 2-core VM), the best p99 lateness
   /// of 1,000 repeating 10 ms timers was 196 µs with it (10,000 timers, firing
   /// a million times a second: 361 µs), at 0.39 to 0.46 times the CPU that a
   /// 50 µs leeway cost.
-  public static let defaultLeeway = TimeAmount.microseconds(150)
+  public static let defaultLeeway = Duration.microseconds(150)
 
   /// Opens the loop's three descriptors. The loop does not run until ``run()``.
   ///
   /// - Parameters:
   ///   - leeway: how late a timer may fire so that wake-ups coalesce
-  ///     (nanoseconds, clamped to 0 ... 1 s); see ``leeway``. `.zero` arms the
+  ///     (rounded up to a whole nanosecond, clamped to 0 ... 1 s); see ``leeway``. `.zero` arms the
   ///     kernel timer for every distinct deadline.
   ///   - metricsDelegate: told of every pass, on the loop thread; see
   ///     ``EventLoopMetricsDelegate``. `nil` (the default) costs one branch per pass.
   /// - Throws: ``SystemError`` if `epoll_create1`, `timerfd_create`, `eventfd`
   ///   or `epoll_ctl` fails (typically `EMFILE`); nothing is left open then.
   public init(
-    leeway: TimeAmount = defaultLeeway, metricsDelegate: (any EventLoopMetricsDelegate)? = nil
+    leeway: Duration = defaultLeeway, metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) {
-    self.leeway = min(max(leeway, .zero), .seconds(1))
+    leewayAmount = min(max(TimeAmount(leeway), .zero), .seconds(1))
     selector = try Selector()
     let eventFD = selector.eventFD
     let timerFD = selector.timerFD
@@ -130,20 +133,20 @@ public final class EpollEventLoop: TimerEventLoop {
   /// write (`eventfd_write`) that failed when another thread gave the loop
   /// work (that call threw ``TimerLoopError/shutdown``). ``run()`` and
   /// ``runOnce()`` also throw it to their caller; a loop started with
-  /// ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)`` has only this.
+  /// ``startOnNewThread(name:leeway:metricsDelegate:)`` has only this.
   public var terminationError: SystemError? { failure.withLock { $0 } }
 
   /// The loop whose ``run()`` is on the current thread's stack, if any.
   public static var current: EpollEventLoop? { CurrentLoop.get() as? EpollEventLoop }
 
   /// Creates a loop with `leeway` and `metricsDelegate` (see
-  /// ``init(leeway:metricsDelegate:)-(TimeAmount,_)``) and runs it on a new thread named
+  /// ``init(leeway:metricsDelegate:)``) and runs it on a new thread named
   /// `name` (at most 15 bytes are kept, a Linux limit) until ``shutdown()``.
   ///
   /// - Throws: ``SystemError`` if the descriptors cannot be opened or the thread
   ///   cannot be created (`pthread_create`).
   public static func startOnNewThread(
-    name: String = "TimerLoop", leeway: TimeAmount = defaultLeeway,
+    name: String = "TimerLoop", leeway: Duration = defaultLeeway,
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) -> EpollEventLoop {
     let loop = try EpollEventLoop(leeway: leeway, metricsDelegate: metricsDelegate)
@@ -176,7 +179,7 @@ public final class EpollEventLoop: TimerEventLoop {
   /// on this thread.
   ///
   /// Returns at once if the loop is already running elsewhere (including a
-  /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``) or was shut down.
+  /// loop made by ``startOnNewThread(name:leeway:metricsDelegate:)``) or was shut down.
   ///
   /// - Throws: ``SystemError`` if `epoll_wait`, `timerfd_settime` or a read of
   ///   the loop's descriptors fails, or opening the timerfd of a boot-time or
@@ -236,7 +239,7 @@ public final class EpollEventLoop: TimerEventLoop {
         if let earliest, earliest <= now {
           block = false  // arming a past deadline would cost a syscall to learn the same
         } else {
-          try selector.arm(earliest, leeway: leeway, now: now)
+          try selector.arm(earliest, leeway: leewayAmount, now: now)
         }
         // Again after arming: a failed wake-up write sets the timerfd to
         // stop the loop (see TimerScheduler's `append`), and `arm` may have

@@ -17,7 +17,7 @@ public final class EpollEventLoopGroup: Sendable {
   private let nextIndex = Atomic<Int>(0)
 
   /// Starts `count` loops (at least one), each on a new thread named
-  /// `TimerLoop-<n>`, with `leeway` (see ``EpollEventLoop/init(leeway:metricsDelegate:)-(TimeAmount,_)``).
+  /// `TimerLoop-<n>`, with `leeway` (see ``EpollEventLoop/init(leeway:metricsDelegate:)``).
   ///
   /// - Parameters:
   ///   - count: how many loops; by default the number of online cores
@@ -29,7 +29,7 @@ public final class EpollEventLoopGroup: Sendable {
   /// - Throws: ``SystemError`` if a loop cannot be started; the loops
   ///   already started are shut down first.
   public init(
-    count: Int = EpollEventLoopGroup.coreCount, leeway: TimeAmount = EpollEventLoop.defaultLeeway,
+    count: Int = EpollEventLoopGroup.coreCount, leeway: Duration = EpollEventLoop.defaultLeeway,
     metricsDelegate: (any EventLoopMetricsDelegate)? = nil
   ) throws(SystemError) {
     var loops: [EpollEventLoop] = []

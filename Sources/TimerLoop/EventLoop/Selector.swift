@@ -68,7 +68,9 @@ final class Selector: @unchecked Sendable {
       return
     }
     let latest = earliest + leeway
-    let dense = leeway > .zero && earliest - now <= .nanoseconds(4 * leeway.nanoseconds)
+    let dense =
+      leeway > .zero
+      && earliest.timeAmount(since: now) <= TimeAmount(nanoseconds: 4 * leeway.nanoseconds)
     if armedPeriod != nil && dense, let first = armedDeadline, first <= latest {
       // Ticking `leeway` apart from `first`, and earliest > now: a tick falls
       // in [earliest, latest]. (A first tick still beyond `latest` would not.)

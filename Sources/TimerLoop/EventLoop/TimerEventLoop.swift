@@ -17,12 +17,14 @@
 /// - **Passes.** A pass first collects every due timer, then runs them. A
 ///   callback that cancels a sibling due in the same pass stops it; work a
 ///   callback adds (even with zero delay) runs in the next pass.
+/// - **Time.** Delays and intervals are Swift `Duration`s, rounded up to whole
+///   nanoseconds (a timer never fires early); deadlines are ``Deadline``s.
 /// - **Bad input.** A delay of zero or less runs in the next pass, in
-///   scheduling order (a negative delay counts as zero). A huge delay (`Duration` max, ``TimeAmount/max``)
-///   saturates to ``Deadline/distantFuture``: it never fires and costs no CPU
-///   while pending. A repeat interval under 0.1 ms (zero or negative included)
-///   is raised to 0.1 ms, as Apple's `Timer` does, so it cannot spin. NaN cannot
-///   reach a loop: ``TimeAmount/init(seconds:)`` throws for it.
+///   scheduling order (a negative delay counts as zero). A huge delay
+///   (beyond about 292 years, `Duration`'s extremes included) saturates to
+///   ``Deadline/distantFuture``: it never fires and costs no CPU while
+///   pending. A repeat interval under 0.1 ms (zero or negative included) is
+///   raised to 0.1 ms, as Apple's `Timer` does, so it cannot spin.
 /// - **Shutdown.** ``shutdown()`` releases every pending closure; later calls
 ///   that add work throw ``TimerLoopError/shutdown``.
 public protocol TimerEventLoop: AnyObject, Sendable {
@@ -83,67 +85,55 @@ extension TimerEventLoop {
     return TimerHandle(scheduler: scheduler, id: id)
   }
 
-  /// Runs `body` once on the loop's thread `delay` nanoseconds from ``now``
-  /// or later (see ``schedule(at:_:)-(Deadline,_)``). A negative delay counts as zero, so
-  /// zero and negative delays alike run in the next pass in scheduling order.
+  /// Runs `body` once on the loop's thread `delay` from ``now`` or later (see
+  /// ``schedule(at:_:)-(Deadline,_)``). `delay` is rounded up to a whole nanosecond; a
+  /// negative delay counts as zero, so zero and negative delays alike run in
+  /// the next pass in scheduling order; a huge one (`Duration`'s extremes
+  /// included) saturates to ``Deadline/distantFuture``.
   @inlinable @discardableResult
-  public func schedule(
-    after delay: TimeAmount, _ body: consuming @escaping @Sendable () -> Void
-  ) throws(TimerLoopError) -> TimerHandle {
-    try schedule(at: now + max(delay, .zero), body)
-  }
-
-  /// Runs `body` once on the loop's thread `delay` from ``now`` or later,
-  /// `delay` converted by ``TimeAmount/init(_:)`` (rounded up, saturating).
-  /// Disfavoured so that `.zero` and friends mean ``TimeAmount``.
-  @_disfavoredOverload @discardableResult
   public func schedule(
     after delay: Duration, _ body: consuming @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try schedule(after: TimeAmount(delay), body)
+    try schedule(at: now.after(delay), body)
   }
 
   /// Runs `body` on the loop's thread at `first` and then every `interval`
-  /// (nanoseconds, raised to at least 0.1 ms) until cancelled. `body` receives
-  /// the timer's handle so it can cancel or reschedule itself.
+  /// until cancelled. `body` receives the timer's handle so it can cancel or
+  /// reschedule itself.
   ///
   /// - Parameters:
   ///   - first: the first deadline (monotonic clock); a past one runs in the next pass.
-  ///   - interval: the period; below 0.1 ms (zero and negative included) it is 0.1 ms.
-  ///   - policy: ``RepeatPolicy/fixedRate`` (default; Apple's `Timer`: stays on
-  ///     the grid `first + n × interval`, one call for missed ticks) or
-  ///     ``RepeatPolicy/fixedDelay``.
+  ///   - interval: the period, rounded up to a whole nanosecond; below 0.1 ms
+  ///     (zero and negative included) it is 0.1 ms, as Apple's `Timer` does.
+  ///   - missedTicks: what follows a call that comes after the next tick's
+  ///     time (the loop was busy, or the callback ran long); see
+  ///     ``MissedTickBehavior``. ``MissedTickBehavior/skip`` by default, as
+  ///     Apple's `Timer`: stay on the grid `first + n × interval`, one call
+  ///     for missed ticks.
   ///   - body: runs on the loop thread with the timer's handle.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   /// - Complexity: O(1) amortised per schedule and per firing.
   @discardableResult
   public func scheduleRepeating(
-    firstAt first: Deadline, every interval: TimeAmount, policy: RepeatPolicy = .fixedRate,
+    firstAt first: Deadline, every interval: Duration,
+    missedTicks: MissedTickBehavior = .skip,
     _ body: @escaping @Sendable (TimerHandle) -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try scheduler.schedule(at: first, interval: interval, policy: policy, body: .repeating(body))
+    try scheduler.schedule(
+      at: first, interval: TimeAmount(interval), missedTicks: missedTicks,
+      body: .repeating(body))
   }
 
-  /// Runs `body` on the loop's thread `initialDelay` from ``now`` (negative
-  /// counts as zero) and then every `interval`; see
-  /// ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
+  /// Runs `body` on the loop's thread `initialDelay` from ``now`` (rounded up;
+  /// negative counts as zero) and then every `interval`; see
+  /// ``scheduleRepeating(firstAt:every:missedTicks:_:)-(Deadline,_,_,_)``.
   @discardableResult
   public func scheduleRepeating(
-    after initialDelay: TimeAmount, every interval: TimeAmount,
-    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void
-  ) throws(TimerLoopError) -> TimerHandle {
-    try scheduleRepeating(
-      firstAt: now + max(initialDelay, .zero), every: interval, policy: policy, body)
-  }
-
-  /// `Duration` form of ``scheduleRepeating(after:every:policy:_:)-(TimeAmount,_,_,_)``;
-  /// both durations converted by ``TimeAmount/init(_:)``.
-  @_disfavoredOverload @discardableResult
-  public func scheduleRepeating(
     after initialDelay: Duration, every interval: Duration,
-    policy: RepeatPolicy = .fixedRate, _ body: @escaping @Sendable (TimerHandle) -> Void
+    missedTicks: MissedTickBehavior = .skip,
+    _ body: @escaping @Sendable (TimerHandle) -> Void
   ) throws(TimerLoopError) -> TimerHandle {
     try scheduleRepeating(
-      after: TimeAmount(initialDelay), every: TimeAmount(interval), policy: policy, body)
+      firstAt: now.after(initialDelay), every: interval, missedTicks: missedTicks, body)
   }
 }

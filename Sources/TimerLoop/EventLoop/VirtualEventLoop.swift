@@ -3,10 +3,10 @@ import Glibc
 import Synchronization
 
 /// An event loop on a virtual clock, for deterministic tests: time moves only
-/// when the test calls ``advanceTime(by:)-(TimeAmount)`` or ``advanceTime(to:)``, and due
+/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)``, and due
 /// closures run on the thread making that call. Its boot-time and wall
 /// clocks (``TimerEventLoop/continuousNow``, ``TimerEventLoop/wallClockNow``) move with
-/// it, and also when the test calls ``suspend(for:)-(TimeAmount)`` or ``setWallClock(to:)``.
+/// it, and also when the test calls ``suspend(for:)`` or ``setWallClock(to:)``.
 ///
 /// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
 /// repeat and bad-input rules are the real loop's, with no sleeping and no
@@ -30,7 +30,7 @@ public final class VirtualEventLoop: TimerEventLoop {
   private let clock: VirtualClock
   /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
   private let isAdvancing = Atomic<Bool>(false)
-  /// The time ``suspend(for:)-(TimeAmount)`` simulated: boot time minus monotonic time.
+  /// The time ``suspend(for:)`` simulated: boot time minus monotonic time.
   let suspendedNanoseconds = Atomic<Int64>(0)
   /// Wall-clock time minus monotonic time, in nanoseconds (see ``setWallClock(to:)``).
   let wallClockOffset: Atomic<Int64>
@@ -67,13 +67,13 @@ public final class VirtualEventLoop: TimerEventLoop {
   /// Moves the clock forward by `amount`, running every pass that falls due on
   /// the way, each at its own deadline: a timer due at 3 ms runs with ``now``
   /// reading 3 ms even when advancing by 10 ms. Afterwards ``now`` reads the
-  /// old time plus `amount`. A negative amount runs what is due now and does
-  /// not move the clock back.
-  public func advanceTime(by amount: TimeAmount) {
+  /// old time plus `amount` (rounded up to a whole nanosecond). A negative
+  /// amount runs what is due now and does not move the clock back.
+  public func advanceTime(by amount: Duration) {
     advanceTime(to: now + amount)
   }
 
-  /// Moves the clock forward to `target`; see ``advanceTime(by:)-(TimeAmount)``.
+  /// Moves the clock forward to `target`; see ``advanceTime(by:)``.
   ///
   /// A callback that keeps scheduling work at the current time keeps this call
   /// running, as it would keep a real loop busy. Requests from other threads
@@ -86,7 +86,7 @@ public final class VirtualEventLoop: TimerEventLoop {
   /// - Precondition: not called while an `advanceTime` (or ``run()``) of this
   ///   loop is running: from one of its own callbacks, or from a second
   ///   thread. A nested call would run passes inside a pass. A callback moves
-  ///   the clock with ``stall(for:)-(TimeAmount)`` instead.
+  ///   the clock with ``stall(for:)`` instead.
   public func advanceTime(to target: Deadline) {
     precondition(
       !isAdvancing.exchange(true, ordering: .acquiring), Self.nestedAdvanceMessage)
@@ -131,10 +131,11 @@ public final class VirtualEventLoop: TimerEventLoop {
 
   /// Moves the clock forward by `amount` without running anything, as if a
   /// callback had kept the loop busy that long. Deadlines passed meanwhile are
-  /// late when the next ``advanceTime(by:)-(TimeAmount)`` or ``run()`` handles them, which
+  /// late when the next ``advanceTime(by:)`` or ``run()`` handles them, which
   /// is how tests reach missed-tick and fixed-delay behaviour. Callable from
-  /// inside a callback. Negative amounts do nothing.
-  public func stall(for amount: TimeAmount) {
+  /// inside a callback. `amount` is rounded up to a whole nanosecond;
+  /// negative amounts do nothing.
+  public func stall(for amount: Duration) {
     let target = now + amount
     if target > clock.now { clock.set(target) }
   }

@@ -1,5 +1,5 @@
 /// The virtual loop as an executor of Swift concurrency, so that async code
-/// is tested on virtual time: jobs run inside ``advanceTime(by:)-(TimeAmount)``,
+/// is tested on virtual time: jobs run inside ``advanceTime(by:)``,
 /// ``advanceTime(to:)`` and ``run()``, on the thread that calls them, in the
 /// passes that also run timers. A task preferring the loop that sleeps on a
 /// timer of it resumes when the test advances past the deadline, in the same

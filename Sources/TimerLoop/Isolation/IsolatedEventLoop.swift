@@ -53,63 +53,45 @@ public struct IsolatedEventLoop {
     at deadline: Deadline, _ body: @escaping () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
     checkIsolated()
-    return try loop.scheduler.schedule(
-      at: deadline, interval: nil, policy: .fixedRate, body: .once(assumeSendable(body)))
+    let id = try loop.scheduler.schedule(at: deadline, once: assumeSendable(body))
+    return TimerHandle(scheduler: loop.scheduler, id: id)
   }
 
-  /// Runs `body` once on the loop's thread `delay` from now or later (a
-  /// negative delay counts as zero); see ``TimerEventLoop/schedule(after:_:)-(TimeAmount,_)``.
+  /// Runs `body` once on the loop's thread `delay` from now or later (rounded
+  /// up; a negative delay counts as zero); see
+  /// ``TimerEventLoop/schedule(after:_:)``.
   @discardableResult
-  public func schedule(
-    after delay: TimeAmount, _ body: @escaping () -> Void
-  ) throws(TimerLoopError) -> TimerHandle {
-    try schedule(at: loop.now + max(delay, .zero), body)
-  }
-
-  /// `Duration` form of ``schedule(after:_:)-(TimeAmount,_)``, converted by
-  /// ``TimeAmount/init(_:)`` (rounded up, saturating).
-  @_disfavoredOverload @discardableResult
   public func schedule(
     after delay: Duration, _ body: @escaping () -> Void
   ) throws(TimerLoopError) -> TimerHandle {
-    try schedule(after: TimeAmount(delay), body)
+    try schedule(at: loop.now.after(delay), body)
   }
 
   /// Runs `body` on the loop's thread at `first` and then every `interval`
-  /// until cancelled; see ``TimerEventLoop/scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
+  /// until cancelled; see ``TimerEventLoop/scheduleRepeating(firstAt:every:missedTicks:_:)-(Deadline,_,_,_)``.
   ///
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
   @discardableResult
   public func scheduleRepeating(
-    firstAt first: Deadline, every interval: TimeAmount, policy: RepeatPolicy = .fixedRate,
+    firstAt first: Deadline, every interval: Duration, missedTicks: MissedTickBehavior = .skip,
     _ body: @escaping (TimerHandle) -> Void
   ) throws(TimerLoopError) -> TimerHandle {
     checkIsolated()
     return try loop.scheduler.schedule(
-      at: first, interval: interval, policy: policy, body: .repeating(assumeSendable(body)))
+      at: first, interval: TimeAmount(interval), missedTicks: missedTicks,
+      body: .repeating(assumeSendable(body)))
   }
 
-  /// Runs `body` on the loop's thread `initialDelay` from now (negative
-  /// counts as zero) and then every `interval`; see
-  /// ``scheduleRepeating(firstAt:every:policy:_:)-(Deadline,TimeAmount,_,_)``.
+  /// Runs `body` on the loop's thread `initialDelay` from now (rounded up;
+  /// negative counts as zero) and then every `interval`; see
+  /// ``scheduleRepeating(firstAt:every:missedTicks:_:)``.
   @discardableResult
   public func scheduleRepeating(
-    after initialDelay: TimeAmount, every interval: TimeAmount,
-    policy: RepeatPolicy = .fixedRate, _ body: @escaping (TimerHandle) -> Void
-  ) throws(TimerLoopError) -> TimerHandle {
-    try scheduleRepeating(
-      firstAt: loop.now + max(initialDelay, .zero), every: interval, policy: policy, body)
-  }
-
-  /// `Duration` form of ``scheduleRepeating(after:every:policy:_:)-(TimeAmount,_,_,_)``;
-  /// both durations converted by ``TimeAmount/init(_:)``.
-  @_disfavoredOverload @discardableResult
-  public func scheduleRepeating(
     after initialDelay: Duration, every interval: Duration,
-    policy: RepeatPolicy = .fixedRate, _ body: @escaping (TimerHandle) -> Void
+    missedTicks: MissedTickBehavior = .skip, _ body: @escaping (TimerHandle) -> Void
   ) throws(TimerLoopError) -> TimerHandle {
     try scheduleRepeating(
-      after: TimeAmount(initialDelay), every: TimeAmount(interval), policy: policy, body)
+      firstAt: loop.now.after(initialDelay), every: interval, missedTicks: missedTicks, body)
   }
 }
 

@@ -2,7 +2,7 @@ extension EpollEventLoop {
   /// Sets the closure to call if the loop stops because one of its own system
   /// calls failed (`epoll_wait`, `timerfd_settime`, a read of its timerfd or
   /// eventfd), that is, stops with ``terminationError`` set; it receives that
-  /// error. A loop started with ``startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``
+  /// error. A loop started with ``startOnNewThread(name:leeway:metricsDelegate:)``
   /// has no caller of ``run()`` to throw to; this is how such a failure is heard.
   ///
   /// - When and where: once, on the thread that ran the loop (the loop's own

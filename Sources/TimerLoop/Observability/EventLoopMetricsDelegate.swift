@@ -1,9 +1,9 @@
 /// Receives a report of every pass of a loop, on the loop's thread, in the
 /// spirit of SwiftNIO's `NIOEventLoopMetricsDelegate` (`processedTick(info:)`).
 ///
-/// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)-(TimeAmount,_)``,
-/// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)-(_,TimeAmount,_)``,
-/// ``EpollEventLoopGroup/init(count:leeway:metricsDelegate:)-(_,TimeAmount,_)`` or
+/// Give one to ``EpollEventLoop/init(leeway:metricsDelegate:)``,
+/// ``EpollEventLoop/startOnNewThread(name:leeway:metricsDelegate:)``,
+/// ``EpollEventLoopGroup/init(count:leeway:metricsDelegate:)`` or
 /// ``VirtualEventLoop/init(start:metricsDelegate:)``; it is fixed for the
 /// loop's life. It is a class, which the loop reads once per call of
 /// ``EpollEventLoop/run()``, ``EpollEventLoop/runOnce()`` or
@@ -47,20 +47,20 @@ public struct EventLoopPassInfo: Sendable, Hashable {
   public var tasksRun: Int
   /// How late the earliest timer due in this pass was: ``start`` minus its
   /// deadline (zero or more); `nil` when no timer came due.
-  public var lateness: TimeAmount?
+  public var lateness: Duration?
   /// From the end of the previous pass (or the loop's creation) to ``start``:
   /// on ``EpollEventLoop/run()``, mostly blocked in `epoll_wait`, plus re-arming
   /// the timerfd, the delegate's own previous call and the handlers of ready
   /// descriptors; on ``EpollEventLoop/runOnce()``, the time between calls; on a
   /// ``VirtualEventLoop``, the virtual time that passed.
-  public var asleep: TimeAmount
+  public var asleep: Duration
   /// From ``start`` to the end of the pass: running its tasks and timers.
-  public var busy: TimeAmount
+  public var busy: Duration
 
   /// A report of a pass; loops make these, tests of a delegate may too.
   public init(
-    start: Deadline, timersFired: Int, tasksRun: Int, lateness: TimeAmount?, asleep: TimeAmount,
-    busy: TimeAmount
+    start: Deadline, timersFired: Int, tasksRun: Int, lateness: Duration?, asleep: Duration,
+    busy: Duration
   ) {
     self.start = start
     self.timersFired = timersFired

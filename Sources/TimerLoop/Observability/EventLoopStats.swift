@@ -32,7 +32,10 @@ public struct EventLoopStats: Sendable, Hashable {
 
   /// The upper bounds of ``latenessHistogram``'s buckets but the last: 10 µs,
   /// 50 µs, 100 µs, 200 µs, 500 µs, 1 ms, 5 ms, 10 ms, 50 ms, 100 ms, 1 s.
-  public static let latenessBucketBounds: [TimeAmount] = [
+  public static var latenessBucketBounds: [Duration] { latenessBuckets.map(\.duration) }
+
+  /// ``latenessBucketBounds`` as the loop compares them, once per pass.
+  static let latenessBuckets: [TimeAmount] = [
     .microseconds(10), .microseconds(50), .microseconds(100), .microseconds(200),
     .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
     .milliseconds(50), .milliseconds(100), .seconds(1),
@@ -57,7 +60,7 @@ final class LoopCounters: Sendable {
     Self.add(outcome.tasksRun, to: tasksRun)
     liveTimers.store(live, ordering: .relaxed)
     if let late = outcome.lateness {
-      let bounds = EventLoopStats.latenessBucketBounds
+      let bounds = EventLoopStats.latenessBuckets
       Self.add(1, to: lateness[bounds.firstIndex { late < $0 } ?? bounds.count])
     }
   }

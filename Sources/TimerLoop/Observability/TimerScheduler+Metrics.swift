@@ -25,6 +25,6 @@ extension TimerScheduler {
     delegate.processedPass(
       info: EventLoopPassInfo(
         start: start, timersFired: outcome.timersFired, tasksRun: outcome.tasksRun,
-        lateness: outcome.lateness, asleep: asleep, busy: end - start))
+        lateness: outcome.lateness?.duration, asleep: asleep, busy: end - start))
   }
 }

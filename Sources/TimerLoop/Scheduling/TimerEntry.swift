@@ -17,8 +17,8 @@ struct TimerEntry {
     case free
     /// The timer waits in the queue for its deadline.
     case queued
-    /// The timer is out of the queue: a one-shot or fixed-delay timer that
-    /// left it to run (after its callback it is freed or queued again), or a
+    /// The timer is out of the queue: a one-shot, fixed-delay or burst timer
+    /// that left it to run (after its callback it is freed or queued again), or a
     /// kept timer that is disarmed.
     case unqueued
   }
@@ -27,12 +27,17 @@ struct TimerEntry {
   enum Mode: UInt8 {
     /// It ends (a closure or handler one-shot).
     case oneShot
-    /// It was queued again at its next grid point before the call.
+    /// It was queued again at its next grid point after the time it was
+    /// collected at, before the call (``MissedTickBehavior/skip``).
     case fixedRate
     /// It is queued again one interval after the call returns.
     case fixedDelay
     /// It stays, disarmed, until armed again or invalidated (``TimerKey``).
     case kept
+    /// It is queued again one interval after the deadline it was due at,
+    /// once the call returns: a deadline already passed comes due in the
+    /// next pass, so missed ticks are delivered one per pass.
+    case burst
   }
 
   /// Bits of ``flags``.

@@ -46,8 +46,8 @@ public struct TimerHandle: Sendable {
   }
 
   /// Moves the timer to `deadline` (on the loop's monotonic clock). A repeating
-  /// timer continues from there: a fixed-rate one on the grid
-  /// `deadline + n × interval`. Among timers due at the same deadline, a
+  /// timer continues from there: a ``MissedTickBehavior/skip`` or
+  /// ``MissedTickBehavior/burst`` one on the grid `deadline + n × interval`. Among timers due at the same deadline, a
   /// rescheduled one fires after those already scheduled for it. Does nothing
   /// if the timer has ended.
   ///
@@ -60,24 +60,18 @@ public struct TimerHandle: Sendable {
   }
 
   /// Moves the timer to `delay` from now (the loop's monotonic clock, read at
-  /// the call; negative counts as zero, huge saturates to "never"). The
-  /// idle-timeout pattern: re-arm on every request. Does nothing if the timer
-  /// has ended.
-  public func reschedule(after delay: TimeAmount) {
-    scheduler.reschedule(id, to: scheduler.now + max(delay, .zero))
-  }
-
-  /// `Duration` form of ``reschedule(after:)-(TimeAmount)``, converted by
-  /// ``TimeAmount/init(_:)`` (rounded up, saturating).
-  @_disfavoredOverload
+  /// the call; rounded up to a whole nanosecond, negative counts as zero,
+  /// huge saturates to "never"). The idle-timeout pattern: re-arm on every
+  /// request. Does nothing if the timer has ended.
   public func reschedule(after delay: Duration) {
-    reschedule(after: TimeAmount(delay))
+    scheduler.reschedule(id, to: scheduler.now.after(delay))
   }
 
   /// The deadline the timer waits for, read on the loop thread: `nil` if the
-  /// timer has ended or is running right now (a one-shot or fixed-delay timer
-  /// inside its own callback). A fixed-rate timer inside its callback already
-  /// waits for its next grid point. Off the loop thread, where the loop's
+  /// timer has ended or is running right now (a one-shot, or a repeating
+  /// timer with ``MissedTickBehavior/delay`` or ``MissedTickBehavior/burst``,
+  /// inside its own callback). A ``MissedTickBehavior/skip`` timer inside its
+  /// callback already waits for its next grid point. Off the loop thread, where the loop's
   /// table cannot be read without racing it, always `nil`.
   public var deadline: Deadline? {
     scheduler.deadline(of: id)

@@ -51,7 +51,7 @@ extension TimerEventLoop {
   /// `handler.timerFired(tag: tag)` on the loop's thread each time it fires,
   /// and stays, disarmed, after it fires or is disarmed, until
   /// ``invalidate(_:)``. The per-connection idle timeout: make it once, then
-  /// ``arm(_:after:)-(_,TimeAmount)`` it on every request.
+  /// ``arm(_:after:)`` it on every request.
   ///
   /// Making it allocates only when the loop's table grows (O(1) amortised) and
   /// retains `handler` once. From another thread it is a request, like
@@ -80,13 +80,14 @@ extension TimerEventLoop {
     TimerKey(id: try scheduler.schedule(handler: handler, tag: tag, at: deadline))
   }
 
-  /// ``schedule(at:handler:tag:)`` `delay` from ``now``; a negative delay
-  /// counts as zero.
+  /// ``schedule(at:handler:tag:)`` `delay` from ``now``, rounded up to a
+  /// whole nanosecond; a negative delay counts as zero, a huge one saturates
+  /// to never.
   @inlinable @discardableResult
   public func schedule(
-    after delay: TimeAmount, handler: some TimerHandler, tag: UInt64
+    after delay: Duration, handler: some TimerHandler, tag: UInt64
   ) throws(TimerLoopError) -> TimerKey {
-    try schedule(at: now + max(delay, .zero), handler: handler, tag: tag)
+    try schedule(at: now.after(delay), handler: handler, tag: tag)
   }
 
   // The calls on a key are inlinable: specialised for the caller's loop type,
@@ -107,18 +108,12 @@ extension TimerEventLoop {
     scheduler.reschedule(key.id, to: deadline)
   }
 
-  /// Arms the timer of `key` `delay` from ``now`` (read at the call; negative
-  /// counts as zero, huge saturates to never); see ``arm(_:at:)``.
+  /// Arms the timer of `key` `delay` from ``now`` (read at the call; rounded
+  /// up to a whole nanosecond, negative counts as zero, huge saturates to
+  /// never); see ``arm(_:at:)``.
   @inlinable
-  public func arm(_ key: TimerKey, after delay: TimeAmount) {
-    scheduler.reschedule(key.id, to: now + max(delay, .zero))
-  }
-
-  /// `Duration` form of ``arm(_:after:)-(_,TimeAmount)``, converted by
-  /// ``TimeAmount/init(_:)`` (rounded up, saturating).
-  @_disfavoredOverload
   public func arm(_ key: TimerKey, after delay: Duration) {
-    arm(key, after: TimeAmount(delay))
+    scheduler.reschedule(key.id, to: now.after(delay))
   }
 
   /// Disarms the timer of `key`: a kept timer stays, to be armed again; a
@@ -156,13 +151,13 @@ extension TimerEventLoop {
 
   /// Calls `handler.timerFired(tag:)` at `first` and then every `interval`
   /// (raised to at least 0.1 ms) on the fixed-rate grid, skipping missed
-  /// ticks, exactly as a ``RepeatPolicy/fixedRate`` closure timer, until
+  /// ticks, exactly as a ``MissedTickBehavior/skip`` closure timer, until
   /// cancelled; the tag passed is the interval in nanoseconds (the field a
   /// tag takes holds it). `package`: BlockTimers' repeating timers.
   package func scheduleRepeatingHandle(
     firstAt first: Deadline, every interval: TimeAmount, handler: any TimerHandler
   ) throws(TimerLoopError) -> TimerHandle {
     try scheduler.schedule(
-      at: first, interval: interval, policy: .fixedRate, body: .handler(handler))
+      at: first, interval: interval, missedTicks: .skip, body: .handler(handler))
   }
 }

@@ -82,7 +82,7 @@ extension TimerScheduler {
     while let slot = table.pointee.queue.popFirst(dueAt: now) {
       if buffers.dueCount == 0 {
         // Read before collecting: a fixed-rate timer's row then holds its next deadline.
-        outcome.lateness = now - table.pointee.queue.deadline(of: slot)
+        outcome.lateness = now.timeAmount(since: table.pointee.queue.deadline(of: slot))
       }
       table.pointee.collect(slot, now: now)
       buffers.appendDue(
@@ -160,8 +160,8 @@ extension TimerScheduler {
 
   /// After a call: a one-shot that did not reschedule itself ends; a
   /// fixed-delay timer that was not cancelled or moved is queued one interval
-  /// after its callback returned (fixed-rate timers were queued when
-  /// collected); a kept timer not armed again stays disarmed; a timer that
+  /// after its callback returned, a burst one one interval after the deadline
+  /// it was due at (fixed-rate timers were queued when collected); a kept timer not armed again stays disarmed; a timer that
   /// goes on gets its body back. The body of one that ended is released on
   /// return, after the table changes.
   private func finish(_ timer: DueTimer, body: consuming TimerBody) {
@@ -173,7 +173,14 @@ extension TimerScheduler {
         return
       case .fixedDelay:
         table.pointee.reschedule(
-          timer.slot, to: now + .nanoseconds(table.pointee[entry: timer.slot].intervalOrTag))
+          timer.slot,
+          to: now + TimeAmount(nanoseconds: table.pointee[entry: timer.slot].intervalOrTag))
+      case .burst:
+        // The row still holds the deadline the timer was due at.
+        table.pointee.reschedule(
+          timer.slot,
+          to: table.pointee.queue.deadline(of: timer.slot)
+            + TimeAmount(nanoseconds: table.pointee[entry: timer.slot].intervalOrTag))
       case .fixedRate, .kept:
         break
       }

@@ -289,14 +289,19 @@ public final class TimerScheduler: @unchecked Sendable {
     return .remote(ticket: ticket)
   }
 
-  /// Adds a closure timer, repeating every `interval` (raised to
-  /// ``minimumRepeatInterval``) by `policy`, or a one-shot for `nil`.
+  /// Adds a repeating closure timer, every `interval` (raised to
+  /// ``minimumRepeatInterval``), going on after missed ticks by `missedTicks`.
   func schedule(
-    at deadline: Deadline, interval: TimeAmount?, policy: RepeatPolicy, body: consuming TimerBody
+    at deadline: Deadline, interval: TimeAmount, missedTicks: MissedTickBehavior,
+    body: consuming TimerBody
   ) throws(TimerLoopError) -> TimerHandle {
     let mode: TimerEntry.Mode =
-      interval == nil ? .oneShot : policy == .fixedRate ? .fixedRate : .fixedDelay
-    let nanoseconds = interval.map { Swift.max($0, Self.minimumRepeatInterval).nanoseconds } ?? 0
+      switch missedTicks {
+      case .skip: .fixedRate
+      case .delay: .fixedDelay
+      case .burst: .burst
+      }
+    let nanoseconds = Swift.max(interval, Self.minimumRepeatInterval).nanoseconds
     let id = try schedule(at: deadline, mode: mode, intervalOrTag: nanoseconds, body: consume body)
     return TimerHandle(scheduler: self, id: id)
   }

@@ -202,7 +202,7 @@ struct TimerTable: ~Copyable {
     // The stored field: a computed property of the entry, inlined here, made
     // a copy of the whole entry, a retain and a release of the body per
     // firing.
-    let interval = TimeAmount.nanoseconds(self[entry: slot].intervalOrTag)
+    let interval = TimeAmount(nanoseconds: self[entry: slot].intervalOrTag)
     // The grid is anchored at the deadline the timer was just popped at.
     let next = queue.deadline(of: slot).nextGridPoint(after: now, interval: interval)
     queue.push(slot: slot, deadline: next)
@@ -221,8 +221,8 @@ extension Deadline {
   package func nextGridPoint(after now: Deadline, interval: TimeAmount) -> Deadline {
     let next = self + interval
     guard next <= now, next != .distantFuture else { return next }
-    let missed = (now - next).nanoseconds / interval.nanoseconds + 1
+    let missed = now.timeAmount(since: next).nanoseconds / interval.nanoseconds + 1
     let (skip, overflow) = interval.nanoseconds.multipliedReportingOverflow(by: missed)
-    return overflow ? .distantFuture : next + .nanoseconds(skip)
+    return overflow ? .distantFuture : next + TimeAmount(nanoseconds: skip)
   }
 }

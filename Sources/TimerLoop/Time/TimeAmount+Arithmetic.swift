@@ -1,4 +1,4 @@
-/// Arithmetic on amounts of time. Like every way into ``TimeAmount``, it
+/// Arithmetic on the engine's amounts of time. Like every way into ``TimeAmount``, it
 /// saturates at ``TimeAmount/max`` / ``TimeAmount/min`` instead of trapping,
 /// and division, the one operation that must round, rounds up (towards +∞),
 /// as the conversions do, so a delay computed from another is never shorter
@@ -19,25 +19,25 @@
 /// module's rule that bad input never crashes, and add `/` and negation.
 extension TimeAmount {
   /// `n` minutes; saturates at ``max`` / ``min``.
-  public static func minutes(_ n: Int64) -> TimeAmount { .seconds(n) * 60 }
+  package static func minutes(_ n: Int64) -> TimeAmount { .seconds(n) * 60 }
 
   /// `n` hours; saturates at ``max`` / ``min``.
-  public static func hours(_ n: Int64) -> TimeAmount { .seconds(n) * 3_600 }
+  package static func hours(_ n: Int64) -> TimeAmount { .seconds(n) * 3_600 }
 
   /// The amount with its sign flipped; `-min` saturates to ``max`` (the
   /// exact result is one nanosecond more than ``max``).
-  public static prefix func - (amount: TimeAmount) -> TimeAmount {
+  package static prefix func - (amount: TimeAmount) -> TimeAmount {
     amount == .min ? .max : TimeAmount(nanoseconds: -amount.nanoseconds)
   }
 
   /// Saturating difference: clamped to ``min`` ... ``max``.
-  public static func - (lhs: TimeAmount, rhs: TimeAmount) -> TimeAmount {
+  package static func - (lhs: TimeAmount, rhs: TimeAmount) -> TimeAmount {
     TimeAmount(nanoseconds: lhs.nanoseconds.subtractingSaturated(rhs.nanoseconds))
   }
 
   /// Saturating product with a count of any integer type: clamped to
   /// ``min`` ... ``max``, so `.max * 2` is ``max`` and `.seconds(1) * -Int64.max` is ``min``.
-  public static func * <Count: BinaryInteger>(lhs: TimeAmount, rhs: Count) -> TimeAmount {
+  package static func * <Count: BinaryInteger>(lhs: TimeAmount, rhs: Count) -> TimeAmount {
     guard let count = Int64(exactly: rhs) else {
       // |rhs| > Int64.max: every nonzero amount overflows.
       return lhs == .zero ? .zero : (lhs.nanoseconds < 0) == (rhs < 0) ? .max : .min
@@ -48,7 +48,7 @@ extension TimeAmount {
   }
 
   /// `rhs * lhs`: the same saturating product, count first.
-  public static func * <Count: BinaryInteger>(lhs: Count, rhs: TimeAmount) -> TimeAmount {
+  package static func * <Count: BinaryInteger>(lhs: Count, rhs: TimeAmount) -> TimeAmount {
     rhs * lhs
   }
 
@@ -59,7 +59,7 @@ extension TimeAmount {
   /// smaller positive counts: ``max`` ("never") for a positive amount,
   /// ``min`` for a negative one, ``zero`` for zero. `.min / -1`, whose exact
   /// result is one nanosecond beyond ``max``, gives ``max``.
-  public static func / <Count: BinaryInteger>(lhs: TimeAmount, rhs: Count) -> TimeAmount {
+  package static func / <Count: BinaryInteger>(lhs: TimeAmount, rhs: Count) -> TimeAmount {
     if rhs == 0 {
       return lhs.nanoseconds > 0 ? .max : lhs.nanoseconds < 0 ? .min : .zero
     }
@@ -79,18 +79,18 @@ extension TimeAmount {
   }
 
   /// Adds `rhs` to `lhs` in place, saturating; see ``+(_:_:)``.
-  public static func += (lhs: inout TimeAmount, rhs: TimeAmount) { lhs = lhs + rhs }
+  package static func += (lhs: inout TimeAmount, rhs: TimeAmount) { lhs = lhs + rhs }
 
   /// Subtracts `rhs` from `lhs` in place, saturating; see ``-(_:_:)``.
-  public static func -= (lhs: inout TimeAmount, rhs: TimeAmount) { lhs = lhs - rhs }
+  package static func -= (lhs: inout TimeAmount, rhs: TimeAmount) { lhs = lhs - rhs }
 
   /// Multiplies `lhs` by `rhs` in place, saturating.
-  public static func *= <Count: BinaryInteger>(lhs: inout TimeAmount, rhs: Count) {
+  package static func *= <Count: BinaryInteger>(lhs: inout TimeAmount, rhs: Count) {
     lhs = lhs * rhs
   }
 
   /// Divides `lhs` by `rhs` in place, rounding up; dividing by zero as ``/(_:_:)``.
-  public static func /= <Count: BinaryInteger>(lhs: inout TimeAmount, rhs: Count) {
+  package static func /= <Count: BinaryInteger>(lhs: inout TimeAmount, rhs: Count) {
     lhs = lhs / rhs
   }
 }

@@ -138,7 +138,7 @@ import Testing
   @Test func genericRetryWithBackoffRunsOnVirtualTime() async throws {
     let loop = VirtualEventLoop()
     let start = loop.now
-    let attempts = EventLog<TimeAmount>()
+    let attempts = EventLog<Duration>()
     let worker = Task {
       try await retry(on: loop.clock, attempts: 4) {
         attempts.append(loop.now - start)
@@ -152,7 +152,7 @@ import Testing
       loop.advanceTime(by: .milliseconds(1))
     }
     try await worker.value
-    #expect(attempts.all == [0, 100, 300, 700].map { TimeAmount.milliseconds($0) })
+    #expect(attempts.all == [0, 100, 300, 700].map { Duration.milliseconds($0) })
   }
 }
 

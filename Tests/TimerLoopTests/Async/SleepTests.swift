@@ -32,7 +32,7 @@ import Testing
     let start = loop.now
     let sleepers = [
       Task { try await loop.sleep(for: Duration.milliseconds(3)) },
-      Task { try await loop.sleep(for: TimeAmount.milliseconds(2)) },
+      Task { try await loop.sleep(for: Duration.milliseconds(2)) },
       Task { try await loop.sleep(until: start + .milliseconds(1)) },
     ]
     await loop.waitForSleepingTasks(atLeast: 3)

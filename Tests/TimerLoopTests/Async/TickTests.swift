@@ -22,11 +22,11 @@ import Testing
     let busy = Gate()
     let received = EventLog<Received>()
     let consumer = Task {
-      for await tick in loop.ticks(every: .milliseconds(10), policy: policy) {
+      for await tick in loop.ticks(every: .milliseconds(10), missedTicks: policy) {
         received.append(
           Received(
-            tick: (tick - start).nanoseconds / 1_000_000,
-            at: (loop.now - start).nanoseconds / 1_000_000))
+            tick: (tick - start).wholeNanoseconds / 1_000_000,
+            at: (loop.now - start).wholeNanoseconds / 1_000_000))
         if received.all.count == 1 {
           gotFirst.open()
           await busy.wait()
@@ -114,7 +114,7 @@ import Testing
     let loop = VirtualEventLoop()
     let start = loop.now
     let consumer = Task {
-      var iterator = loop.ticks(every: .zero, policy: .burst).makeAsyncIterator()
+      var iterator = loop.ticks(every: .zero, missedTicks: .burst).makeAsyncIterator()
       var ticks: [Deadline] = []
       for _ in 0..<3 { ticks.append(await iterator.next()!) }
       return ticks

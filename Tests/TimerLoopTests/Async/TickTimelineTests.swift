@@ -11,7 +11,7 @@ import Testing
 /// `-` when no tick is delivered, otherwise the number of ticks delivered in
 /// that millisecond. Ticks come every 10 ms.
 @Suite(.timeLimit(.minutes(1))) struct TickTimelineTests {
-  /// What a consumer of `ticks(every: 10 ms, policy:)` received until 60 ms.
+  /// What a consumer of `ticks(every: 10 ms, missedTicks:)` received until 60 ms.
   struct Run {
     /// The marble timeline of deliveries.
     var timeline: String
@@ -26,12 +26,12 @@ import Testing
   /// and the consumer works for `busy` after its first tick.
   private func run(
     _ policy: MissedTickBehavior, stall: (from: Int64, to: Int64)? = nil,
-    busyAfterFirstTick busy: TimeAmount = .zero
+    busyAfterFirstTick busy: Duration = .zero
   ) async -> Run {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }
     let start = loop.now
-    func milliseconds(_ deadline: Deadline) -> Int64 { (deadline - start).nanoseconds / 1_000_000 }
+    func milliseconds(_ deadline: Deadline) -> Int64 { (deadline - start).wholeNanoseconds / 1_000_000 }
     if let stall {
       _ = try? loop.schedule(at: start + .milliseconds(stall.from)) {
         loop.stall(for: .milliseconds(stall.to - stall.from))
@@ -39,7 +39,7 @@ import Testing
     }
     let received = EventLog<(tick: Int64, at: Int64)>()
     let consumer = Task {
-      for await tick in loop.ticks(every: .milliseconds(10), policy: policy) {
+      for await tick in loop.ticks(every: .milliseconds(10), missedTicks: policy) {
         received.append((milliseconds(tick), milliseconds(loop.now)))
         if received.all.count == 1, busy > .zero {
           try? await loop.sleep(for: busy)

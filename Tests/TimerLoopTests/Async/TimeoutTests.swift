@@ -136,12 +136,12 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct VirtualTimeoutTests {
   /// An actor on the global executor, to call `withTimeout` from.
   actor Caller {
-    func call(_ loop: VirtualEventLoop, sleep: TimeAmount) async throws -> Int {
+    func call(_ loop: VirtualEventLoop, sleep: Duration) async throws -> Int {
       try await loop.withTimeout(.milliseconds(10)) { try await VirtualTimeoutTests.operation(loop, sleep: sleep) }
     }
   }
 
-  static func operation(_ loop: VirtualEventLoop, sleep: TimeAmount) async throws -> Int {
+  static func operation(_ loop: VirtualEventLoop, sleep: Duration) async throws -> Int {
     try await loop.sleep(for: sleep)
     for _ in 0..<3 { await Task.yield() }
     return 1
@@ -149,7 +149,7 @@ import Testing
 
   /// Runs an operation sleeping `sleep` under a 10 ms timeout, advanced past
   /// both with one `advanceTime`.
-  private func outcome(sleep: TimeAmount, fromAnActor: Bool) async -> Result<Int, any Error> {
+  private func outcome(sleep: Duration, fromAnActor: Bool) async -> Result<Int, any Error> {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }
     let caller = Caller()

@@ -12,7 +12,7 @@ import Testing
     let start = loop.now
     let log = EventLog<String>()
     func record(_ name: String) {
-      log.append("\(name)\((loop.now - start).nanoseconds / 1_000_000)")
+      log.append("\(name)\((loop.now - start).wholeNanoseconds / 1_000_000)")
     }
     let tasks = [
       Task {

@@ -129,7 +129,7 @@ import Testing
   }
 
   /// A suspend over several ticks: one call for all of them, then the grid.
-  @Test func aFixedRateTimerGetsOneCallForTicksMissedDuringASuspend() throws {
+  @Test func aSkipTimerGetsOneCallForTicksMissedDuringASuspend() throws {
     let loop = VirtualEventLoop()
     // The closure captures the loop: only a shutdown ends that cycle.
     defer { loop.shutdown() }
@@ -145,14 +145,14 @@ import Testing
     #expect(calls.all == [.seconds(1), .milliseconds(6_500), .seconds(7)])
   }
 
-  @Test func aFixedDelayTimerCountsFromTheCallAfterASuspend() throws {
+  @Test func aDelayTimerCountsFromTheCallAfterASuspend() throws {
     let loop = VirtualEventLoop()
     // The closure captures the loop: only a shutdown ends that cycle.
     defer { loop.shutdown() }
     let start = loop.continuousNow
     let calls = EventLog<Duration>()
     try loop.scheduleRepeating(
-      firstAt: start.advanced(by: .seconds(1)), every: .seconds(1), policy: .fixedDelay
+      firstAt: start.advanced(by: .seconds(1)), every: .seconds(1), missedTicks: .delay
     ) { [loop] _ in
       calls.append(start.duration(to: loop.continuousNow))
     }
@@ -161,6 +161,26 @@ import Testing
     #expect(calls.all == [.seconds(1), .milliseconds(6_500)])
     loop.advanceTime(by: .seconds(1))
     #expect(calls.all == [.seconds(1), .milliseconds(6_500), .milliseconds(7_500)])
+  }
+
+  @Test func aBurstTimerGetsACallForEveryTickMissedDuringASuspend() throws {
+    let loop = VirtualEventLoop()
+    // The closure captures the loop: only a shutdown ends that cycle.
+    defer { loop.shutdown() }
+    let start = loop.continuousNow
+    let calls = EventLog<Duration>()
+    try loop.scheduleRepeating(
+      firstAt: start.advanced(by: .seconds(1)), every: .seconds(1), missedTicks: .burst
+    ) { [loop] _ in
+      calls.append(start.duration(to: loop.continuousNow))
+    }
+    loop.advanceTime(by: .seconds(1))
+    loop.suspend(for: .milliseconds(3_500))
+    // The ticks of 2, 3 and 4 s, each in its own pass, at 4.5 s; then the grid.
+    #expect(calls.all == [.seconds(1)] + Array(repeating: .milliseconds(4_500), count: 3))
+    loop.advanceTime(by: .milliseconds(500))
+    #expect(calls.all.last == .seconds(5))
+    #expect(calls.all.count == 5)
   }
 
   @Test func aSuspendInsideACallbackRunsWhatItMakesDueInALaterPass() throws {
@@ -329,7 +349,7 @@ import Testing
 
 extension LoopHarness {
   /// Waits until `amount` of `loop`'s monotonic time has passed on it.
-  static func wait(on loop: EpollEventLoop, for amount: TimeAmount) throws {
+  static func wait(on loop: EpollEventLoop, for amount: Duration) throws {
     let done = DispatchSemaphore(value: 0)
     try loop.schedule(after: amount) { done.signal() }
     #expect(done.wait(timeout: .now() + .seconds(30)) == .success)

@@ -26,7 +26,7 @@ import Testing
   /// A virtual loop whose wall clock reads `date`, and a log of the wall
   /// clock at each call of a schedule made by `schedule`.
   func run(
-    from date: Date, for amount: TimeAmount,
+    from date: Date, for amount: Duration,
     _ schedule: (VirtualEventLoop, @escaping @Sendable (ClockTimerHandle) -> Void) throws -> Void
   ) throws -> [Date] {
     let loop = VirtualEventLoop()

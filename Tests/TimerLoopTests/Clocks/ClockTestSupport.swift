@@ -23,7 +23,7 @@ extension LoopHarness {
   ) throws {
     if let virtual = loop as? VirtualEventLoop {
       let remaining = loop.continuousNow.duration(to: instant)
-      virtual.advanceTime(by: max(TimeAmount(remaining), .zero))
+      virtual.advanceTime(by: max(remaining, .zero))
       return
     }
     let done = DispatchSemaphore(value: 0)

@@ -27,25 +27,27 @@ func gettingStartedCallingThread() throws {
 
 /// Getting started: time.
 func gettingStartedTime(loop: EpollEventLoop) throws {
-  let budget: TimeAmount = .milliseconds(100) * 2
+  let budget: Duration = .milliseconds(100) * 2
   let deadline = loop.now + budget
   try loop.schedule(at: deadline - .milliseconds(50)) { print("150 ms from now") }
-  try loop.schedule(after: Duration.seconds(1) / 4) { print("250 ms from now") }
+  try loop.schedule(after: .seconds(1) / 4) { print("250 ms from now") }
 }
 
-// Choosing a repeat policy.
-func fireTimes(_ policy: RepeatPolicy) throws -> [Int64] {
+// Choosing a missed-tick behavior.
+func fireTimes(_ missedTicks: MissedTickBehavior) throws -> [Int] {
   let loop = VirtualEventLoop()
   defer { loop.shutdown() }
   let isolated = loop.assumeIsolated()   // this thread drives the virtual loop
   let start = loop.now
-  var fired: [Int64] = []
-  try isolated.scheduleRepeating(firstAt: start, every: .milliseconds(10), policy: policy) { _ in
-    fired.append((loop.now - start).nanoseconds / 1_000_000)
+  var fired: [Int] = []
+  try isolated.scheduleRepeating(
+    firstAt: start, every: .milliseconds(10), missedTicks: missedTicks
+  ) { _ in
+    fired.append(Int((loop.now - start) / .milliseconds(1)))
   }
   try isolated.schedule(after: .milliseconds(12)) { loop.stall(for: .milliseconds(23)) }
   loop.advanceTime(by: .milliseconds(55))
-  return fired   // .fixedRate: [0, 10, 35, 40, 50]; .fixedDelay: [0, 10, 35, 45, 55]
+  return fired   // .skip: [0, 10, 35, 40, 50]; .burst: [0, 10, 35, 35, 40, 50]; .delay: [0, 10, 35, 45, 55]
 }
 
 // Embedding in a host loop.
@@ -65,7 +67,7 @@ func runHostLoop(_ loop: EpollEventLoop, while keepRunning: () -> Bool) throws {
 func pollTimeout(for loop: EpollEventLoop) -> Int32 {
   guard let next = loop.nextDeadline else { return -1 }
   let wait = max(next - .now(), .zero)
-  return Int32(clamping: (wait + .nanoseconds(999_999)).nanoseconds / 1_000_000)
+  return Int32(clamping: Int64((wait / .milliseconds(1)).rounded(.up)))
 }
 
 /// Testing with virtual time: the article's test, run as written.

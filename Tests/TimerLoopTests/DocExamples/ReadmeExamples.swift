@@ -10,21 +10,21 @@ func readmeTour() throws {
   // A loop on a thread of its own. All closures run on that thread, one at a time.
   let loop = try EpollEventLoop.startOnNewThread(name: "timers")
 
-  // One-shot, after a delay (TimeAmount or Duration) or at a monotonic deadline.
+  // One-shot, after a delay (a Swift Duration) or at a monotonic deadline.
   let idle = try loop.schedule(after: .milliseconds(250)) { print("timed out") }   // cancelled below
   try loop.schedule(at: loop.now + .seconds(1)) { print("one second") }
 
   // The idle-timeout pattern: push the deadline out on every request.
   idle.reschedule(after: .milliseconds(250))
 
-  // Repeating: fixed-rate by default (Apple's Timer semantics), or fixed-delay.
+  // Repeating: on a fixed grid by default (.skip, Apple's Timer semantics), or fixed-delay.
   let lastTick = loop.now + .milliseconds(150)
   try loop.scheduleRepeating(after: .zero, every: .milliseconds(100)) { timer in
     print("tick")   // at 0, 100 and 200 ms
     if loop.now >= lastTick { timer.cancel() }   // a callback may cancel itself
   }
   try loop.scheduleRepeating(
-    firstAt: loop.now + .milliseconds(50), every: .milliseconds(100), policy: .fixedDelay
+    firstAt: loop.now + .milliseconds(50), every: .milliseconds(100), missedTicks: .delay
   ) { _ in print("fixed-delay tick") }   // 100 ms after the previous call returned
 
   // Run something on the loop thread soon, from any thread.
@@ -139,7 +139,7 @@ enum ReadmeIsolatedConnection {
 extension ReadmeIsolatedConnection.Connection {
   enum Reason { case idle }
   var loop: EpollEventLoop { EpollEventLoop.current! }
-  var config: (idleTimeout: TimeAmount, Void) { (.seconds(5), ()) }
+  var config: (idleTimeout: Duration, Void) { (.seconds(5), ()) }
   func close(_ reason: Reason) { idleTimer?.cancel() }
 }
 
@@ -154,7 +154,7 @@ enum ReadmeAsync {
   static func example() async throws {
     let loop = try EpollEventLoop.startOnNewThread()
 
-    try await loop.sleep(for: .milliseconds(250))          // also Duration, or sleep(until: Deadline)
+    try await loop.sleep(for: .milliseconds(250))          // or sleep(until: Deadline)
 
     let page = try await loop.withTimeout(.seconds(2)) {   // throws TimerLoopError.timedOut
       try await fetch()                                    // cancelled at the deadline

@@ -78,7 +78,7 @@ func eventLoopContinuousClockExample(loop: any TimerEventLoop) async throws {
   try await clock.sleep(until: expiry)  // 10 minutes, time suspended included
 }
 
-/// `ticks(every:tolerance:policy:)`.
+/// `ticks(every:tolerance:missedTicks:)`.
 enum TicksExample {
   static func report(at tick: Deadline) {}
   static func example(loop: any TimerEventLoop) async {

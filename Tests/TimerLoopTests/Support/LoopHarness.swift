@@ -30,7 +30,7 @@ final class LoopHarness: Sendable {
 
   deinit { loop.shutdown() }
 
-  func advance(by amount: TimeAmount, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  func advance(by amount: Duration, sourceLocation: SourceLocation = #_sourceLocation) throws {
     switch loop {
     case let virtual as VirtualEventLoop:
       virtual.advanceTime(by: amount)

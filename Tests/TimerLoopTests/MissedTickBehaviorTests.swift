@@ -1,0 +1,159 @@
+import Synchronization
+import Testing
+
+@testable import TimerLoop
+
+/// Repeating timers' missed-tick behaviors on virtual time, where a stalled
+/// loop can be staged exactly.
+@Suite struct MissedTickBehaviorTests {
+  /// Offsets from `start` at which a repeating timer fired, in milliseconds.
+  private func firings(
+    missedTicks: MissedTickBehavior, interval: Duration = .milliseconds(10),
+    stallAtFiring stallIndex: Int? = nil, stall: Duration = .zero, until end: Duration
+  ) throws -> [Double] {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let log = EventLog<Double>()
+    try loop.scheduleRepeating(after: interval, every: interval, missedTicks: missedTicks) { _ in
+      log.append(Double((loop.now - start).wholeNanoseconds) / 1e6)
+      if log.all.count == stallIndex { loop.stall(for: stall) }
+    }
+    loop.advanceTime(by: end)
+    return log.all
+  }
+
+  @Test func skipStaysOnItsGrid() throws {
+    #expect(try firings(missedTicks: .skip, until: .milliseconds(50)) == [10, 20, 30, 40, 50])
+  }
+
+  @Test func skipFiresOnceForMissedTicksThenReturnsToTheGrid() throws {
+    // The second firing (at 20 ms) keeps the loop busy for 25 ms: the ticks at 30
+    // and 40 ms are missed. Apple's Timer fires once, late, then at 50 ms.
+    let fired = try firings(
+      missedTicks: .skip, stallAtFiring: 2, stall: .milliseconds(25), until: .milliseconds(70))
+    #expect(fired == [10, 20, 45, 50, 60, 70])
+  }
+
+  @Test func delayCountsTheIntervalFromWhenTheCallbackReturned() throws {
+    let fired = try firings(
+      missedTicks: .delay, stallAtFiring: 2, stall: .milliseconds(25), until: .milliseconds(70))
+    // Second callback returns at 45 ms; the next one is due at 55 ms, then 65 ms.
+    #expect(fired == [10, 20, 55, 65])
+  }
+
+  @Test func burstStaysOnItsGrid() throws {
+    #expect(try firings(missedTicks: .burst, until: .milliseconds(50)) == [10, 20, 30, 40, 50])
+  }
+
+  @Test func burstDeliversEveryMissedTickThenReturnsToTheGrid() throws {
+    // The second firing (at 20 ms) keeps the loop busy for 25 ms: the ticks at
+    // 30 and 40 ms are missed, and each gets its call at 45 ms (tokio's Burst).
+    let fired = try firings(
+      missedTicks: .burst, stallAtFiring: 2, stall: .milliseconds(25), until: .milliseconds(70))
+    #expect(fired == [10, 20, 45, 45, 50, 60, 70])
+  }
+
+  /// One missed tick per pass: a task the callback adds (tasks run first in
+  /// the next pass) runs between two missed ticks' calls.
+  @Test func burstDeliversOneMissedTickPerPass() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let log = EventLog<String>()
+    try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10), missedTicks: .burst) {
+      _ in
+      log.append("tick")
+      try? loop.execute { log.append("next pass") }
+    }
+    loop.stall(for: .milliseconds(30))
+    loop.run()
+    #expect(log.all == ["tick", "next pass", "tick", "next pass", "tick", "next pass"])
+  }
+
+  @Test func aBurstTimerCancelledDuringItsBurstStops() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let log = EventLog<Int>()
+    try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10), missedTicks: .burst) {
+      handle in
+      log.append(1)
+      if log.all.count == 2 { handle.cancel() }
+    }
+    loop.stall(for: .milliseconds(50))
+    loop.advanceTime(by: .milliseconds(50))
+    #expect(log.all.count == 2)
+  }
+
+  @Test func aBurstTimerRescheduledDuringItsBurstContinuesFromItsNewDeadline() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let fired = EventLog<Double>()
+    try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10), missedTicks: .burst) {
+      handle in
+      fired.append(Double((loop.now - start).wholeNanoseconds) / 1e6)
+      if fired.all.count == 1 { handle.reschedule(to: loop.now + .milliseconds(5)) }
+    }
+    loop.stall(for: .milliseconds(30))
+    loop.advanceTime(by: .milliseconds(30))
+    // Due at 10 ms, called at 30 ms and moved to 35 ms: its grid is now 35, 45, 55.
+    #expect(fired.all == [30, 35, 45, 55])
+  }
+
+  /// A loop stalled until the end of time: a fixed-rate timer's next grid
+  /// point saturates to ``Deadline/distantFuture``, which never comes due, so
+  /// it fires once for all its missed ticks, as always, and the pass ends
+  /// instead of firing it forever.
+  @Test func aFixedRateTimerAtTheEndOfTimeFiresOnceAndThePassEnds() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let repeating = EventLog<Int>()
+    let never = EventLog<Int>()
+    try loop.scheduleRepeating(after: .seconds(3600), every: .seconds(3600)) { _ in
+      repeating.append(1)
+    }
+    try loop.schedule(at: .distantFuture) { never.append(1) }
+    loop.stall(for: .max)
+    loop.run()
+    #expect(repeating.all.count == 1)
+    #expect(never.all.isEmpty)
+  }
+
+  @Test(arguments: [Duration.zero, .nanoseconds(1), .nanoseconds(-1), .min])
+  func repeatIntervalBelowTheMinimumIsRaisedTo100Microseconds(interval: Duration) throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let log = EventLog<Duration>()
+    try loop.scheduleRepeating(after: .zero, every: interval) { _ in log.append(loop.now - start) }
+    loop.advanceTime(by: .milliseconds(1))
+    #expect(log.all == (0...10).map { .microseconds(Int64($0) * 100) })
+  }
+
+  @Test func reschedulingARepeatingTimerMovesItsGrid() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let log = EventLog<Duration>()
+    let handle = try loop.scheduleRepeating(after: .milliseconds(10), every: .milliseconds(10)) {
+      _ in
+      log.append(loop.now - start)
+    }
+    loop.advanceTime(by: .milliseconds(10))
+    handle.reschedule(to: start + .milliseconds(13))
+    loop.advanceTime(by: .milliseconds(25))
+    #expect(
+      log.all == [.milliseconds(10), .milliseconds(13), .milliseconds(23), .milliseconds(33)])
+  }
+
+  @Test func gridArithmeticSaturatesInsteadOfTrapping() {
+    let nearEnd = Deadline(uptimeNanoseconds: .max - 5)
+    #expect(nearEnd.nextGridPoint(after: nearEnd, interval: .seconds(1)) == .distantFuture)
+    let origin = Deadline(uptimeNanoseconds: 0)
+    let late = Deadline(uptimeNanoseconds: .max - 1)
+    #expect(origin.nextGridPoint(after: late, interval: .nanoseconds(3)) == .distantFuture)
+    #expect(
+      origin.nextGridPoint(after: .init(uptimeNanoseconds: 7), interval: .nanoseconds(3))
+        == .init(uptimeNanoseconds: 9))
+  }
+}
