@@ -149,13 +149,13 @@ final class BlockTimerWallClockTests: XCTestCase {
   }
 
   /// Tolerance delays a wall-clock timer by less than itself, never before its
-  /// date; the `Duration` forms take the clock too.
-  func testAWallClockTimersToleranceOnlyDelaysAndTheDurationFormsTakeTheClock() throws {
+  /// date; a countdown takes the clock too.
+  func testAWallClockTimersToleranceOnlyDelaysAndACountdownTakesTheClock() throws {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }
     let fired = EventLog<Date>()
     let date = loop.wallClockNow.addingTimeInterval(10)
-    let timer = BlockTimer(fire: date, interval: .seconds(1), repeats: true, clock: .wall) { _ in
+    let timer = BlockTimer(fire: date, interval: 1, repeats: true, clock: .wall) { _ in
       fired.append(loop.wallClockNow)
     }
     XCTAssertEqual(timer.clock, .wall)
@@ -171,7 +171,7 @@ final class BlockTimerWallClockTests: XCTestCase {
     timer.invalidate()
 
     let countdown = try CountdownTimer(
-      duration: .seconds(2), tickInterval: .seconds(1), on: loop, clock: .wall,
+      duration: 2, tickInterval: 1, on: loop, clock: .wall,
       onTick: { _, _ in }, onCompletion: {})
     XCTAssertEqual(countdown.clock, .wall)
     countdown.start()

@@ -35,7 +35,7 @@ func gettingStartedOtherTypes() throws {
   countdown.start()
 
   // Saves once typing has paused for 300 ms, with the last text.
-  let save = try Debouncer<String>(delay: .milliseconds(300)) { text in print("saving", text) }
+  let save = try Debouncer<String>(delay: 0.3) { text in print("saving", text) }
   save.call("hello")
   polling.invalidate()
   countdown.cancel()
