@@ -169,6 +169,19 @@ public final class BlockTimer: @unchecked Sendable {
     /// convert `nominal` for the getter).
     var context: LoopContext?
     var queue: DispatchQueue?
+
+    /// Makes an idle timer scheduled, on `timer` at `nominal + shift`.
+    mutating func begin(
+      _ timer: LoopTimer, at nominal: Deadline, shift: TimeAmount, context: LoopContext,
+      queue: DispatchQueue?
+    ) {
+      phase = .scheduled
+      self.nominal = nominal
+      self.shift = shift
+      self.timer = timer
+      self.context = context
+      self.queue = queue
+    }
   }
 
   /// Where the first firing goes when the timer is added to a loop.
@@ -181,8 +194,11 @@ public final class BlockTimer: @unchecked Sendable {
     case deadline(Deadline)
   }
 
+  // `userInfo` borrowed: taken owned, as an initialiser takes its
+  // arguments, the existential was copied through generic value witnesses,
+  // some hundred instructions per timer made even when it is `nil`.
   init(
-    fireDate: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
+    fireDate: Date, interval: TimeInterval, repeats: Bool, userInfo: borrowing (any Sendable)?,
     clock: TimerClock = .monotonic, block: @escaping Block
   ) {
     // Apple ignores the interval of a one-shot, so only a repeating timer can
@@ -193,8 +209,7 @@ public final class BlockTimer: @unchecked Sendable {
     self.clock = clock
     self.timeInterval = repeats && valid ? clamped : 0
     self.interval = (try? TimeAmount(seconds: clamped)) ?? .max
-    // Compared, not mapped: mapping copies the existential through generic witnesses.
-    userInfoBox = userInfo == nil ? nil : UserInfo(userInfo!)
+    userInfoBox = userInfo == nil ? nil : UserInfo((copy userInfo)!)
     state = Locked(
       State(
         phase: valid ? .idle : .invalid, block: valid ? block : nil,
@@ -323,6 +338,14 @@ public final class BlockTimer: @unchecked Sendable {
     let context = LoopContext.of(loop)
     let scheduled: Bool? = state.withLock { state in
       guard state.phase == .idle else { return nil }
+      // The factories' common case in one call to the loop, with one read of its clock.
+      if case .delay(let delay) = start, clock == .monotonic, !repeats, state.tolerance == 0,
+        let delay = try? TimeAmount(seconds: delay),
+        let (handle, first) = try? loop.scheduleHandle(after: delay, handler: self)
+      {
+        state.begin(.monotonic(handle), at: first, shift: .zero, context: context, queue: queue)
+        return true
+      }
       let now = clock.now(on: loop)
       let first: Deadline? =
         switch start {
@@ -335,12 +358,7 @@ public final class BlockTimer: @unchecked Sendable {
         let shift = Self.coalescingShift(for: first, tolerance: state.tolerance)
         // The loop holds the timer strongly until its timer ends, as a run loop does.
         if let timer = try? arm(on: loop, at: first, shift: shift, generation: 0) {
-          state.phase = .scheduled
-          state.nominal = first
-          state.shift = shift
-          state.timer = timer
-          state.context = context
-          state.queue = queue
+          state.begin(timer, at: first, shift: shift, context: context, queue: queue)
           return true
         }
       }

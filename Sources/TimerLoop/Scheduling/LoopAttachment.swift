@@ -15,9 +15,11 @@ package protocol LoopAttachment: AnyObject, Sendable {
   func loopDidShutDown()
 }
 
-/// The attachments of one loop, by type.
+/// The attachments of one loop, by type: one per library built on the loop,
+/// so a short list searched in order, where a dictionary cost a hash per
+/// lookup (BlockTimers looks its attachment up for every timer it schedules).
 struct LoopAttachments {
-  var byType: [ObjectIdentifier: any LoopAttachment] = [:]
+  var byType: [(type: ObjectIdentifier, attachment: any LoopAttachment)] = []
   var isShutDown = false
 }
 
@@ -37,11 +39,11 @@ extension TimerScheduler {
     _ key: ObjectIdentifier, _ make: () -> any LoopAttachment
   ) -> any LoopAttachment {
     let (attachment, made, isShutDown) = attachments.withLock { attachments in
-      if let existing = attachments.byType[key] {
-        return (existing, false, attachments.isShutDown)
+      if let existing = attachments.byType.first(where: { $0.type == key }) {
+        return (existing.attachment, false, attachments.isShutDown)
       }
       let made = make()
-      attachments.byType[key] = made
+      attachments.byType.append((key, made))
       return (made, true, attachments.isShutDown)
     }
     if made && isShutDown { attachment.loopDidShutDown() }
@@ -53,7 +55,7 @@ extension TimerScheduler {
   func notifyAttachmentsOfShutdown() {
     let notified = attachments.withLock { attachments in
       attachments.isShutDown = true
-      return Array(attachments.byType.values)
+      return attachments.byType.map(\.attachment)
     }
     for attachment in notified { attachment.loopDidShutDown() }
   }

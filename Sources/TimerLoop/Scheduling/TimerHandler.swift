@@ -145,8 +145,23 @@ extension TimerEventLoop {
   package func scheduleHandle(
     at deadline: Deadline, handler: any TimerHandler
   ) throws(TimerLoopError) -> TimerHandle {
-    let id = try scheduler.schedule(at: deadline, mode: .oneShot, intervalOrTag: 0, body: .handler(handler))
+    // Read once: each read of `scheduler` through the protocol retains it.
+    let scheduler = scheduler
+    let id = try scheduler.schedule(
+      at: deadline, mode: .oneShot, intervalOrTag: 0, body: .handler(handler))
     return TimerHandle(scheduler: scheduler, id: id)
+  }
+
+  /// ``scheduleHandle(at:handler:)`` `delay` from ``now`` (negative counts
+  /// as zero); returns the deadline too, read from the same clock reading.
+  package func scheduleHandle(
+    after delay: TimeAmount, handler: any TimerHandler
+  ) throws(TimerLoopError) -> (TimerHandle, Deadline) {
+    let scheduler = scheduler
+    let deadline = scheduler.now + max(delay, .zero)
+    let id = try scheduler.schedule(
+      at: deadline, mode: .oneShot, intervalOrTag: 0, body: .handler(handler))
+    return (TimerHandle(scheduler: scheduler, id: id), deadline)
   }
 
   /// Calls `handler.timerFired(tag:)` at `first` and then every `interval`
