@@ -1,9 +1,12 @@
+import BlockTimers
 import Dispatch
 import TimerLoop
 
 /// `cross`, the SwiftNIO server pattern: a thread that is not the loop's schedules N one-shot
 /// timers due in 1 hour on a loop running on a thread of its own, keeping each handle, then
-/// cancels them all. Every call goes through the loop's inbox.
+/// cancels them all. Every call goes through the loop's inbox. On `blocktimer` the timers are
+/// `BlockTimer`s scheduled with `scheduledTimer(withTimeInterval:repeats:on:block:)` and
+/// ended with `invalidate()`.
 ///
 /// Measures the wall time per schedule, per cancel and per schedule+cancel pair (ns, on the
 /// calling thread), how long the loop then took to apply what was still queued (`drain_ms`),
@@ -35,16 +38,27 @@ enum CrossWorkload {
     let before = ProcessStats.residentBytes()
     let start = Deadline.now()
     let (scheduled, pending, cancelled) =
-      try implementation == .timerloopHandler
-      ? burst(count: count) {
-        try loop.schedule(after: timeout, handler: counter, tag: UInt64($0))
-      } cancel: {
-        loop.disarm($0)
-      }
-      : burst(count: count) { _ in
-        try loop.schedule(after: timeout) { fired.value += 1 }
-      } cancel: {
-        $0.cancel()
+      switch implementation {
+      case .timerloopHandler:
+        try burst(count: count) {
+          try loop.schedule(after: timeout, handler: counter, tag: UInt64($0))
+        } cancel: {
+          loop.disarm($0)
+        }
+      case .blocktimer:
+        try burst(count: count) { _ in
+          BlockTimer.scheduledTimer(withTimeInterval: timeout.inSeconds, repeats: false, on: loop) {
+            _ in fired.value += 1
+          }
+        } cancel: {
+          $0.invalidate()
+        }
+      default:
+        try burst(count: count) { _ in
+          try loop.schedule(after: timeout) { fired.value += 1 }
+        } cancel: {
+          $0.cancel()
+        }
       }
     try waitForLoop(loop)
     let drained = Deadline.now()

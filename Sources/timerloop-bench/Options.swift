@@ -54,19 +54,20 @@ struct Options {
       soak      C live timers churned for --seconds, resident set sampled every second,
                 TimerLoop only (C = 1,000,000, 60 s)
       cross     N timers 1 hour ahead scheduled, then cancelled, from a thread other than the
-                loop's: ns per schedule+cancel pair, bytes left after; TimerLoop only
-                (N = 1,000,000)
+                loop's: ns per schedule+cancel pair, bytes left after; TimerLoop and
+                BlockTimer only (N = 1,000,000)
 
     options:
       --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn,
                      memory and cross), blocktimer (BlockTimers' BlockTimer: million, churn,
-                     jitter and memory), weak-target (its WeakTargetTimer: million, churn and
-                     memory), foundation, dispatch or continuous (Task.sleep: sleep only);
+                     jitter, memory and cross), weak-target (its WeakTargetTimer: million,
+                     churn and memory), foundation, dispatch or continuous (Task.sleep:
+                     sleep only);
                      repeat it or separate with commas (default: all)
       --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
                      K (jitter), T (sleep)
       --seconds S    how long jitter (default 3) or soak (default 60) runs, in seconds
-      --leeway L     the leeway of the loop of timerloop and blocktimer in jitter, in whole microseconds from 0 to
+      --leeway L     the leeway of timerloop's (and blocktimer's) loop in jitter, in whole microseconds from 0 to
                      1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.inNanoseconds / 1_000)); needs the jitter workload;
                      other workloads and implementations ignore it
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,

@@ -42,14 +42,15 @@ enum Workload: String, CaseIterable, Sendable {
 
   /// Whether the workload runs on `implementation`: `scaling` and `soak` measure TimerLoop
   /// alone, `cross` both TimerLoop APIs, jitter does not run on `timerloop-handler` or
-  /// `weak-target` (nor anything but `million`, `churn`, `jitter` and `memory` on BlockTimers), `sleep`
+  /// `weak-target` (nor anything but `million`, `churn`, `jitter`, `memory` and, for
+  /// `blocktimer`, `cross` on BlockTimers), `sleep`
   /// compares the loop with `continuous` only (timers without tasks have no sleep to compare),
   /// the others run everywhere.
   func runs(on implementation: Implementation) -> Bool {
     switch implementation {
     case .timerloop: true
     case .timerloopHandler: [.million, .churn, .memory, .cross].contains(self)
-    case .blocktimer: [.million, .churn, .jitter, .memory].contains(self)
+    case .blocktimer: [.million, .churn, .jitter, .memory, .cross].contains(self)
     case .weakTarget: [.million, .churn, .memory].contains(self)
     case .foundation, .dispatch: ![.scaling, .soak, .cross, .sleep].contains(self)
     case .continuous: self == .sleep
