@@ -65,6 +65,8 @@ per "cancel, closure" "$(count cancel-c '*SchedulerC6cancelyyAA0A2IDVF' -- \
   churn --impl timerloop --timers $c)" $c "TimerScheduler.cancel(_:) ÷ C"
 per "cancel, handler (invalidate)" "$(count cancel-h '*SchedulerC10invalidateyyAA0A2IDVF' -- \
   churn --impl timerloop-handler --timers $c)" $c "TimerScheduler.invalidate(_:) ÷ C"
+per "re-arm, closure" "$(count rearm-c '*SchedulerC10reschedule_2toyAA0A2IDV_AA8DeadlineVtF' -- \
+  churn --impl timerloop --timers $c)" 2000000 "TimerScheduler.reschedule(_:to:) ÷ R (2,000,000)"
 per "one-shot firing, closure" "$(count fire-c "$pass" "$setup" "$callback" -- \
   million --impl timerloop --timers $n)" $n "passes − setup − callbacks, ÷ N"
 per "one-shot firing, handler" "$(count fire-h "$pass" "$setup" "$handler_callback" -- \

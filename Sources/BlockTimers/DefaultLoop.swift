@@ -8,9 +8,10 @@ import TimerLoop
 /// run loop, which a command-line program or a test on Linux never spins. Here
 /// the choice is, in order:
 /// 1. the loop set with ``withCurrent(_:_:)`` for the running code (BlockTimers
-///    sets it to a timer's own loop while that timer's block runs, so a timer
-///    scheduled from inside a block lands on the same loop, as it would on
-///    Apple's platforms);
+///    sets it to a timer's own loop while that timer's block runs on a
+///    delivery queue or in `fire()`, so a timer scheduled from inside a block
+///    lands on the same loop, as it would on Apple's platforms; a block the
+///    loop calls on its own thread finds the loop by point 2);
 /// 2. the loop whose closures the caller runs in: `EpollEventLoop.current` on
 ///    an event loop's thread, `VirtualEventLoop.current` inside a virtual
 ///    loop's `advanceTime`;
@@ -53,20 +54,6 @@ public enum DefaultLoop {
       loop = started
       return started
     }
-  }
-
-  /// Whether ``current`` is the loop of `context` here: so on the loop's own
-  /// thread unless a scope names another. Reads no loop object, so it costs
-  /// no reference counting.
-  static func isCurrent(_ context: LoopContext) -> Bool {
-    if let scoped { return ObjectIdentifier(scoped.scheduler) == context.schedulerID }
-    if let loop = EpollEventLoop.current {
-      return ObjectIdentifier(loop.scheduler) == context.schedulerID
-    }
-    if let loop = VirtualEventLoop.current {
-      return ObjectIdentifier(loop.scheduler) == context.schedulerID
-    }
-    return false
   }
 
   /// Runs `body` with `loop` as ``current`` on this thread (and in tasks it

@@ -103,14 +103,11 @@ final class LoopContext: LoopAttachment {
 
   /// Weak: a timer never keeps its loop object alive.
   weak let loop: (any TimerEventLoop)?
-  /// The loop's scheduler, for identity only.
-  let schedulerID: ObjectIdentifier
   private let clocks: Locked<Clocks>
   private let members = Locked(Members())
 
   private init(_ loop: any TimerEventLoop) {
     self.loop = loop
-    schedulerID = ObjectIdentifier(loop.scheduler)
     let anchor = Anchor(reading: loop)
     clocks = Locked(Clocks(anchor: anchor, checkedAt: anchor.deadline))
   }
