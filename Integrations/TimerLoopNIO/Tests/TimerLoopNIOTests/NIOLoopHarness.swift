@@ -51,7 +51,7 @@ final class NIOLoopHarness: @unchecked Sendable {
   func advance(by amount: Duration, sourceLocation: SourceLocation = #_sourceLocation) throws {
     switch eventLoop {
     case let embedded as EmbeddedEventLoop:
-      embedded.advanceTime(by: NIOCore.TimeAmount(amount))
+      embedded.advanceTime(by: TimeAmount(amount))
     default:
       let done = DispatchSemaphore(value: 0)
       let timers = self.timers

@@ -25,7 +25,12 @@ import TimerLoopNIO
     let epollGroup: EpollEventLoopGroup? = nil
     let embedded = EmbeddedEventLoop()
     #expect(epollGroup == nil && embedded.timerLoop.now == Deadline(embedded.now))
-    _ = try eventLoop.scheduleTask(in: .milliseconds(1)) {}.futureResult.wait()
+    // NIO's TimeAmount and TimerLoop's Duration, each where its library takes it.
+    let nioDelay: TimeAmount = .milliseconds(1)
+    let timerLoopDelay: Duration = .milliseconds(1)
+    _ = try eventLoop.scheduleTask(in: nioDelay) {}.futureResult.wait()
+    try timers.schedule(after: timerLoopDelay) {}.cancel()
+    _ = try asTimerEventLoop.schedule(after: .milliseconds(1)) {}
   }
 
   /// `NIODeadline.now()` and ``Deadline/now()`` read the same clock
