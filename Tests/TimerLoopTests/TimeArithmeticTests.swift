@@ -20,18 +20,6 @@ private let edgeAmounts: [Int64] = [
 ]
 
 @Suite struct TimeAmountArithmeticTests {
-  @Test func minutesAndHoursAreExactAndSaturate() {
-    #expect(TimeAmount.minutes(2) == .seconds(120))
-    #expect(TimeAmount.hours(-3) == .seconds(-10_800))
-    // 153,722,867 minutes fit in Int64 nanoseconds (about 292 years); one more does not.
-    #expect(TimeAmount.minutes(153_722_867) == .nanoseconds(153_722_867 * 60_000_000_000))
-    #expect(TimeAmount.minutes(153_722_868) == .max)
-    #expect(TimeAmount.hours(2_562_048) == .max)
-    #expect(TimeAmount.hours(-2_562_048) == .min)
-    #expect(TimeAmount.minutes(.max) == .max)
-    #expect(TimeAmount.hours(.min) == .min)
-  }
-
   @Test func negationSaturatesOnlyForMin() {
     #expect(-TimeAmount.seconds(1) == .seconds(-1))
     #expect(-TimeAmount.zero == .zero)
@@ -39,44 +27,11 @@ private let edgeAmounts: [Int64] = [
     #expect(-TimeAmount.min == .max)
   }
 
-  @Test func sumAndDifferenceMatchTheExactResultClamped() {
+  @Test func sumMatchesTheExactResultClamped() {
     for a in edgeAmounts {
       for b in edgeAmounts {
         let (lhs, rhs) = (TimeAmount(nanoseconds: a), TimeAmount(nanoseconds: b))
         #expect(lhs + rhs == expected(Int128(a) + Int128(b)), "\(a) + \(b)")
-        #expect(lhs - rhs == expected(Int128(a) - Int128(b)), "\(a) - \(b)")
-        var sum = lhs
-        sum += rhs
-        #expect(sum == lhs + rhs)
-        var difference = lhs
-        difference -= rhs
-        #expect(difference == lhs - rhs)
-      }
-    }
-  }
-
-  @Test func productMatchesTheExactResultClampedForEveryIntegerType() {
-    let counts: [Int128] = [
-      Int128(Int64.min) - 1, Int128(Int64.min), -1_000_000, -3, -2, -1, 0, 1, 2, 3, 1_000_000,
-      Int128(Int64.max), Int128(Int64.max) + 1, Int128(UInt64.max),
-    ]
-    for a in edgeAmounts {
-      let amount = TimeAmount(nanoseconds: a)
-      for count in counts {
-        let exact = expected(Int128(a) * count)
-        #expect(amount * count == exact, "\(a) * \(count)")
-        #expect(count * amount == exact, "\(count) * \(a)")
-        if let narrow = Int(exactly: count) {
-          #expect(amount * narrow == exact, "\(a) * Int \(count)")
-        }
-        if let unsigned = UInt64(exactly: count) {
-          #expect(amount * unsigned == exact, "\(a) * UInt64 \(count)")
-        }
-        if let small = Int8(exactly: count) {
-          var product = amount
-          product *= small
-          #expect(product == exact, "\(a) *= Int8 \(count)")
-        }
       }
     }
   }
@@ -95,9 +50,7 @@ private let edgeAmounts: [Int64] = [
           #expect(amount / unsigned == exact, "\(a) / UInt64 \(divisor)")
         }
         if let narrow = Int(exactly: divisor) {
-          var quotient = amount
-          quotient /= narrow
-          #expect(quotient == exact, "\(a) /= Int \(divisor)")
+          #expect(amount / narrow == exact, "\(a) / Int \(divisor)")
         }
       }
     }
@@ -107,7 +60,6 @@ private let edgeAmounts: [Int64] = [
     #expect(TimeAmount.seconds(1) / 3 == .nanoseconds(333_333_334))
     #expect(TimeAmount.nanoseconds(-7) / 2 == .nanoseconds(-3))
     #expect(TimeAmount.min / -1 == .max)
-    #expect(TimeAmount.milliseconds(100) * 2 == .milliseconds(200))
   }
 
   @Test func divisionByZeroDoesNotTrap() {
@@ -116,9 +68,6 @@ private let edgeAmounts: [Int64] = [
     #expect(TimeAmount.zero / 0 == .zero)
     #expect(TimeAmount.max / UInt8(0) == .max)
     #expect(TimeAmount.min / Int128(0) == .min)
-    var amount = TimeAmount.milliseconds(5)
-    amount /= 0
-    #expect(amount == .max)
   }
 }
 
