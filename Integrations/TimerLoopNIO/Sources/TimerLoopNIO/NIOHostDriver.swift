@@ -77,7 +77,7 @@ final class NIOHostDriver: @unchecked Sendable {
   /// Any thread; under the scheduler's inbox lock.
   func wakeUp() {
     guard !pinned, !isStopping.load(ordering: .acquiring) else { return }
-    eventLoop.execute { self.runPasses(wokeUp: true) }
+    eventLoop.execute { self.runPass(wokeUp: true) }
   }
 
   /// The host's `passNeeded`: work added on the loop thread between passes
@@ -88,17 +88,19 @@ final class NIOHostDriver: @unchecked Sendable {
 
   /// Starts driving: one pass on the loop, which arms the callback. Any thread.
   func start() {
-    eventLoop.execute { self.runPasses(wokeUp: false) }
+    eventLoop.execute { self.runPass(wokeUp: false) }
   }
 
   /// Runs one pass, then arms for what is left. Loop thread; a call from
   /// inside a pass (a callback that made NIO run its tasks) does nothing:
   /// the running pass arms when it ends.
-  func runPasses(wokeUp: Bool) {
+  func runPass(wokeUp: Bool) {
+    // The task queued for a pass has run, whether or not this call runs one:
+    // the pass that is running or about to run looks at what is left.
+    passQueued = false
     guard let scheduler, !inPass, !stopped else { return }
     claimLoopThreadIfFixed(scheduler)
     inPass = true
-    passQueued = false
     scheduler.hostWillRunPass(by: .distantPast)
     let start = now
     let outcome = scheduler.runPass(now: start, buffers: &buffers)
@@ -119,7 +121,7 @@ final class NIOHostDriver: @unchecked Sendable {
     scheduler?.hostWillRunPass(by: .distantPast)
     guard !passQueued else { return }
     passQueued = true
-    eventLoop.execute { self.runPasses(wokeUp: false) }
+    eventLoop.execute { self.runPass(wokeUp: false) }
   }
 
   /// Makes the callback stand at `deadline` or earlier. Loop thread.
@@ -154,7 +156,7 @@ final class NIOHostDriver: @unchecked Sendable {
   fileprivate func callbackFired(generation: UInt64) {
     guard generation == self.generation, armedDeadline != nil else { return }
     _ = disarm()
-    runPasses(wokeUp: true)
+    runPass(wokeUp: true)
   }
 
   /// NIO cancelled the callback of `generation`: for the current one, NIO
