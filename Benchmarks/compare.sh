@@ -165,7 +165,7 @@ echo "- Command: \`$command\`, $runs repetitions, implementations interleaved"
 echo "- Load average (1, 5, 15 min) at the start of each repetition and at the end:" \
   "$(IFS=';'; echo "${loads[*]}" | sed 's/;/; /g')"
 echo
-python3 - "$results" <<'PYTHON'
+python3 - "$results" "$(nproc)" "${loads[@]}" <<'PYTHON'
 import statistics
 import sys
 from collections import defaultdict
@@ -346,4 +346,34 @@ print("Cells are min / median over the repetitions. Wake-ups: the process's volu
       "switches during the run (getrusage's ru_nvcsw), the times its loop thread blocked; tokio's "
       "peer does not report them. The default leeway's runs are the jitter rows of the table "
       "above.")
+
+# Whether the run was quiet enough to trust: the load average against the core count (the same
+# rule as timerloop-bench's report), and how far the repetitions of each ranked cost of the
+# first table disagree (the largest repetition more than 1.5 times the smallest).
+print()
+print("## Noise")
+print()
+cores = int(sys.argv[2])
+peak = max(float(load.split()[0]) for load in sys.argv[3:])
+print(f"- Load average (1 min) at most {peak:.2f}, on {cores} cores: "
+      + ("BUSY." if peak > cores else "quiet."))
+spread = []
+for label, metric, target, ranked, *who in ROWS:
+    if metric is None or not ranked:
+        continue
+    for impl in ["timerloop", "timerloop-handler"] + PEERS:
+        samples = values.get(f"{impl}.{metric}", [])
+        if len(samples) >= 2 and min(samples) > 0 and max(samples) > 1.5 * min(samples):
+            spread.append(f"{impl} {metric} ({number(min(samples))} to {number(max(samples))})")
+spread = sorted(set(spread))
+print("- Repetitions within 1.5× of each other on every ranked cost of the first table."
+      if not spread else
+      f"- Repetitions that differ by more than 1.5×: {'; '.join(spread)}.")
+if peak > cores:
+    print("- WARNING: the load average rose above the number of cores: other processes were "
+          "waiting for the cores the cases ran on, so times and lateness are noisy. Run again on "
+          "a quieter machine to trust them.")
+if spread:
+    print("- WARNING: repetitions disagree: the minima in the tables are the least disturbed "
+          "runs, but a ratio on a row that disagrees is not settled.")
 PYTHON

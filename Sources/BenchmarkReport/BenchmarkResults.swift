@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a workload shows in the report: the rows of the comparison table and the metric its
-/// verdict ranks by. Declared by the workload; the table, verdicts and plot are generic.
+/// What a workload shows in the report: the rows of the comparison table, the metric its
+/// verdict ranks by and the figures its plot draws as bars. Declared by the workload; the
+/// table, verdicts and plot are generic.
 public struct WorkloadSummary: Sendable {
   /// The workload's name, as in the metric lines.
   public var name: String
@@ -11,12 +12,33 @@ public struct WorkloadSummary: Sendable {
   /// The metric the verdict ranks implementations by, lower being better; `nil` for a
   /// workload with nothing to rank (one that runs on one implementation).
   public var headline: String?
+  /// The CPU and memory figures `--plot` draws as bars, one panel each (its lateness
+  /// percentiles are drawn whatever this says).
+  public var plotted: [String]
 
-  /// A summary of the workload `name`; see ``rows`` and ``headline``.
-  public init(name: String, rows: [String]?, headline: String?) {
+  /// A summary of the workload `name`; see ``rows``, ``headline`` and ``plotted``.
+  public init(name: String, rows: [String]?, headline: String?, plotted: [String] = []) {
     self.name = name
     self.rows = rows
     self.headline = headline
+    self.plotted = plotted
+  }
+}
+
+/// An implementation the report compares: its name, as in the metric lines, and what it is in
+/// words, for the report's legend. Declared by the program that runs the cases, so that a new
+/// implementation brings its own line of the legend.
+public struct ImplementationSummary: Sendable {
+  /// The name, as in the metric lines (`timerloop`, `continuous`, `libevent-ct`).
+  public var name: String
+  /// What it is, in words: the library and API, and where its timers run (for example
+  /// "Task.sleep on ContinuousClock, tasks on the default executor").
+  public var about: String
+
+  /// The implementation `name`; see ``about``.
+  public init(name: String, about: String) {
+    self.name = name
+    self.about = about
   }
 }
 
@@ -38,24 +60,23 @@ public enum CaseOutcome: Equatable, Sendable {
 }
 
 /// The metric lines of a run of several cases (workload on implementation), with how each
-/// case ended: the input of ``ComparisonTable``, the verdicts and ``LatencyPlot``.
+/// case ended: the input of ``ComparisonTable``, the verdicts and ``BenchmarkPlot``.
 public struct BenchmarkResults: Sendable {
   /// The workloads, in report order.
   public let workloads: [WorkloadSummary]
-  /// The implementations, in column order.
-  public let implementations: [String]
-  /// The implementation the others are compared with (`timerloop`).
-  public let reference: String
+  /// The implementations, in column order, with what each is.
+  public let summaries: [ImplementationSummary]
+  /// The implementations' names, in column order.
+  public var implementations: [String] { summaries.map(\.name) }
   /// Lines by workload, then implementation, in the order they were printed.
   private var printed: [String: [String: [MetricLine]]] = [:]
   /// Why a case failed, by workload, then implementation.
   private var failures: [String: [String: String]] = [:]
 
-  /// Empty results for `workloads` on `implementations`, compared with `reference`.
-  public init(workloads: [WorkloadSummary], implementations: [String], reference: String) {
+  /// Empty results for `workloads` on `implementations`.
+  public init(workloads: [WorkloadSummary], implementations: [ImplementationSummary]) {
     self.workloads = workloads
-    self.implementations = implementations
-    self.reference = reference
+    self.summaries = implementations
   }
 
   /// Takes in a case's output (anything that is not a metric line is ignored) and, if its
@@ -102,12 +123,19 @@ public struct BenchmarkResults: Sendable {
 
   /// Whether any implementation ran `summary`'s workload.
   func ran(_ summary: WorkloadSummary) -> Bool {
-    implementations.contains { outcome(of: summary.name, on: $0) != .notRun }
+    !implementations(running: summary.name).isEmpty
+  }
+
+  /// The implementations that ran `workload` (passed, failed or did not finish), in column
+  /// order.
+  func implementations(running workload: String) -> [String] {
+    implementations.filter { outcome(of: workload, on: $0) != .notRun }
   }
 }
 
 extension CaseOutcome: CustomStringConvertible {
-  /// For the table's checks row and the verdicts: `pass`, `FAIL ok=0`, `FAIL exit status 1`.
+  /// For the table's checks row and the verdicts: `pass`, `FAIL ok=0`, `FAIL exit status 1`,
+  /// `-` when it did not run.
   public var description: String {
     switch self {
     case .notRun: "-"
@@ -116,10 +144,4 @@ extension CaseOutcome: CustomStringConvertible {
     case .failed(let reason): "FAIL \(reason)"
     }
   }
-}
-
-/// A ratio with about three significant digits: `0.67x`, `48.6x`, `333x`.
-func formatRatio(_ ratio: Double) -> String {
-  let digits = ratio >= 100 ? 0 : ratio >= 10 ? 1 : 2
-  return String(format: "%.\(digits)fx", ratio)
 }

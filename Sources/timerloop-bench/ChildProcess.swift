@@ -16,19 +16,23 @@ enum ChildProcess {
   static var isChild: Bool { getenv(environmentKey) != nil }
 
   /// Runs every case in a child process, printing progress on standard error; then, on
-  /// standard output, every child's metric lines (`--raw`) or the comparison table and the
-  /// verdicts, and writes the plot if `--plot` asks for one.
+  /// standard output, every child's metric lines (`--raw`) or the report (``ReportText``:
+  /// legend, table, verdicts, the load average read before each case and at the end), and
+  /// writes the plot if `--plot` asks for one.
   ///
   /// - Returns: `false` if any child could not be started or did not exit with status 0,
   ///   or the plot could not be written.
   static func runAll(_ cases: [BenchmarkCase], options: Options) -> Bool {
     var results = BenchmarkResults(
       workloads: options.workloads.map(\.summary),
-      implementations: options.implementations.map(\.rawValue),
-      reference: Implementation.timerloop.rawValue)
+      implementations: options.implementations.map(\.summary))
+    var load = MachineLoad(cores: ProcessInfo.processInfo.activeProcessorCount)
     var failures = 0
     let runStart = Deadline.now()
     for (index, benchmarkCase) in cases.enumerated() {
+      // Before every case, not only at the start: the 1-minute average lags, and a burst of
+      // other work during one case should still be seen.
+      load.record(procLoadavg: readLoadAverage())
       let label = "[\(index + 1)/\(cases.count)] \(benchmarkCase)"
       printError("\(label) ...")
       let caseStart = Deadline.now()
@@ -49,30 +53,29 @@ enum ChildProcess {
         printError("\(label) done in \(formatSeconds(Deadline.now() - caseStart))")
       }
     }
-    if !options.raw { print(report(results)) }
+    load.record(procLoadavg: readLoadAverage())
+    if !options.raw { print(ReportText.render(results, load: load)) }
     printError("\(cases.count) cases in \(formatSeconds(Deadline.now() - runStart))")
     guard let path = options.plotPath else { return failures == 0 }
     return writePlot(results, to: path) && failures == 0
   }
 
-  /// The table, its legend and the verdicts.
-  private static func report(_ results: BenchmarkResults) -> String {
-    let verdicts = Verdict.all(results).map { "  " + $0.text(reference: results.reference) }
-    return ComparisonTable.render(results) + "\n\n"
-      + ComparisonTable.legend(results) + "\n\n"
-      + "Verdicts (each workload's headline metric, lower is better; FAIL cases not ranked):\n"
-      + verdicts.joined(separator: "\n")
+  /// The text of `/proc/loadavg`; `nil` when it cannot be read (the report then says so).
+  private static func readLoadAverage() -> String? {
+    try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
   }
 
-  /// Writes the lateness plot to `path`; says on standard error what it did.
+  /// Writes the plot to `path`; says on standard error what it did.
   private static func writePlot(_ results: BenchmarkResults, to path: String) -> Bool {
-    guard let svg = LatencyPlot.svg(results) else {
-      printError("--plot: no workload run printed lateness percentiles; \(path) not written")
+    guard let svg = BenchmarkPlot.svg(results) else {
+      printError(
+        "--plot: no workload run printed lateness percentiles or CPU or memory figures;"
+          + " \(path) not written")
       return true
     }
     do {
       try svg.write(toFile: path, atomically: true, encoding: .utf8)
-      printError("lateness plot written to \(path)")
+      printError("plot of lateness, CPU and memory written to \(path)")
       return true
     } catch {
       printError("--plot: could not write \(path): \(error)")

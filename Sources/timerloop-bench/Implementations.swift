@@ -1,3 +1,4 @@
+import BenchmarkReport
 import Dispatch
 import Foundation
 import Synchronization
@@ -25,6 +26,25 @@ enum Implementation: String, CaseIterable, Sendable {
   /// Swift concurrency's own timers: `Task.sleep` on `ContinuousClock`, tasks on the
   /// default executor. `sleep` only.
   case continuous
+
+  /// What the implementation is, in words, for the report's legend: one line each, so that a
+  /// new implementation brings its own.
+  var about: String {
+    switch self {
+    case .timerloop:
+      "TimerLoop's EpollEventLoop, closure timers, armed on the loop's thread; in sleep, the"
+        + " loop's sleep with the loop as the tasks' executor"
+    case .timerloopHandler:
+      "TimerLoop's EpollEventLoop, handler timers (TimerHandler called with a TimerKey)"
+    case .foundation:
+      "Foundation's Timer on the benchmark thread's RunLoop, run in 50 ms slices"
+    case .dispatch: "DispatchSourceTimer, every timer on one serial DispatchQueue"
+    case .continuous: "Task.sleep on ContinuousClock, tasks on the default executor"
+    }
+  }
+
+  /// The implementation as the report shows it: its name and ``about``.
+  var summary: ImplementationSummary { ImplementationSummary(name: rawValue, about: about) }
 }
 
 /// A mutable value shared by the code that arms timers and the callbacks that fire them.

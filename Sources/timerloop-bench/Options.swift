@@ -21,12 +21,12 @@ struct Options {
   var leeway: Duration?
   /// The largest `--leeway`, in microseconds: `EpollEventLoop` clamps its leeway to 1 s.
   static let maximumLeewayMicroseconds = 1_000_000
-  /// `--raw`: print the metric lines instead of the table and verdicts.
+  /// `--raw`: print the metric lines instead of the report.
   var raw = false
   /// `--metrics-delegate`: TimerLoop's loops get ``PassCounter/shared`` as their metrics delegate.
   var metricsDelegate = false
   static let metricsDelegateFlag = "--metrics-delegate"
-  /// `--plot FILE`: where to write the SVG plot of lateness percentiles.
+  /// `--plot FILE`: where to write the SVG plot of lateness percentiles, CPU and memory.
   var plotPath: String?
   /// `-h` or `--help`: print ``usage`` and run nothing.
   var showHelp = false
@@ -36,11 +36,13 @@ struct Options {
                            [--leeway L] [--raw] [--plot FILE]
 
     Runs the timer workloads of Benchmarks/README.md on TimerLoop's EpollEventLoop, Foundation.Timer
-    and DispatchSourceTimer (sleep: against Task.sleep), and prints a comparison table (one column per implementation) and a
-    one-line verdict per workload: the implementation with the lowest figure of the workload's
-    headline metric (the verdict names it) and timerloop's figure as a multiple of it. A case
-    that failed a check (a metric printed as bool, e.g. million's ok, jitter's kept_up) or did
-    not finish is marked FAIL and ! in the table and left out of the verdict.
+    and DispatchSourceTimer (sleep: against Task.sleep) and prints a report that fits 100 columns:
+    what each implementation is, a table per workload (one column per implementation; each time
+    or size followed by its ratio to the best figure of its row, 1.00× being the best), one
+    verdict per workload ranking the implementations by its headline metric, and the machine's
+    load average, with a warning when it rose above the number of cores. A case that failed a
+    check (a metric printed as bool, e.g. million's ok, jitter's kept_up) or did not finish is
+    marked FAIL and ! in the table and left out of the ratios and verdicts.
 
     workloads (default: the first five):
       million   N one-shot timers due 1 + i/1000 ms; checks each fires once, in order (N = 1,000,000)
@@ -72,8 +74,10 @@ struct Options {
                      other workloads and implementations ignore it
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
                      the format of the C peers in Benchmarks/peers (for scripts)
-      --plot FILE    also write an SVG plot of each workload's lateness percentiles
-                     (min_us, p50_us, p99_us, p999_us, max_us) per implementation to FILE
+      --plot FILE    also write an SVG plot to FILE: each workload's lateness percentiles
+                     (min_us, p50_us, p99_us, p999_us, max_us) per implementation, and its
+                     CPU and memory figures as bars (e.g. million's run_cpu_ns_per_timer,
+                     memory's bytes_per_timer)
       --metrics-delegate
                      give timerloop's loops a metrics delegate that counts passes and
                      timers, to compare with a run without one (what the hook costs)

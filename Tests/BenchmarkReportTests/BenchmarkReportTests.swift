@@ -7,17 +7,22 @@ import Testing
 @Suite struct BenchmarkReportTests {
   static let workloads = [
     WorkloadSummary(
-      name: "million", rows: ["n", "run_cpu_ns_per_timer"], headline: "run_cpu_ns_per_timer"),
+      name: "million", rows: ["n", "run_cpu_ns_per_timer"], headline: "run_cpu_ns_per_timer",
+      plotted: ["run_cpu_ns_per_timer"]),
     WorkloadSummary(name: "jitter", rows: ["firings", "p99_us"], headline: "p99_us"),
     WorkloadSummary(name: "scaling", rows: nil, headline: nil),
   ]
+
+  static func implementations(_ names: [String]) -> [ImplementationSummary] {
+    names.map { ImplementationSummary(name: $0, about: "\($0) in words") }
+  }
 
   /// Foundation fired 100,046 of 3,000,000 jitter ticks (the run that prompted the flags),
   /// and Dispatch's million case crashed after printing one line.
   static func results() -> BenchmarkResults {
     var results = BenchmarkResults(
-      workloads: workloads, implementations: ["timerloop", "foundation", "dispatch"],
-      reference: "timerloop")
+      workloads: workloads,
+      implementations: implementations(["timerloop", "foundation", "dispatch"]))
     results.record(
       output: """
         timerloop.million.n=1000000 timers
@@ -51,6 +56,15 @@ import Testing
     return results
   }
 
+  /// The table's lines of `workload`'s block, split into words.
+  static func block(_ table: String, _ workload: String) -> [[String]] {
+    let blocks = table.components(separatedBy: "\n\n")
+    let block = blocks.first { $0.hasPrefix(workload + ",") || $0.hasPrefix(workload + "\n") }
+    return (block ?? "").split(separator: "\n").dropFirst().map {
+      $0.split(separator: " ").map(String.init)
+    }
+  }
+
   @Test func aMetricLineSplitsIntoItsParts() throws {
     let line = try #require(
       MetricLine(parsing: "libevent-ct.scaling.churn_reset_ns_c10000=58.2 ns"))
@@ -81,32 +95,21 @@ import Testing
   }
 
   @Test func theTableMarksFailedCasesAndGivesThemNoRatio() {
-    let table = ComparisonTable.render(Self.results()).split(separator: "\n").map {
-      $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-    }
-    #expect(
-      table[0] == [
-        "metric", "unit", "timerloop", "foundation", "dispatch", "foundation÷timerloop",
-        "dispatch÷timerloop",
-      ])
-    let row = { (name: String) in table.first { $0.first == name } ?? [] }
-    #expect(
-      row("million.checks") == [
-        "million.checks", "pass", "pass", "FAIL", "killed", "by", "signal", "11",
-      ])
-    // Ranked costs get a ratio; a failed case's figure is marked and has none.
-    #expect(
-      row("million.run_cpu_ns_per_timer") == [
-        "million.run_cpu_ns_per_timer", "ns", "178.6", "17546.4", "-", "98.2x",
-      ])
-    #expect(row("million.n") == ["million.n", "timers", "1000000", "1000000", "1000000!"])
-    #expect(row("jitter.checks") == ["jitter.checks", "pass", "FAIL", "kept_up=0", "pass"])
-    #expect(
-      row("jitter.p99_us") == ["jitter.p99_us", "us", "195.2", "202297.3!", "1539.9", "7.89x"])
+    let table = ComparisonTable.render(Self.results())
+    #expect(table.hasPrefix("million, ranked by run_cpu_ns_per_timer"))
+    let million = Self.block(table, "million")
+    #expect(million[0] == ["metric", "timerloop", "foundation", "dispatch"])
+    #expect(million[1] == ["checks", "pass", "pass", "FAIL", "killed", "by", "signal", "11"])
+    #expect(million[2] == ["n", "(timers)", "1,000,000", "1,000,000", "1,000,000!"])
+    // Ranked costs get a ratio to the best ranked figure; a failed case's figure is marked
+    // and has none.
+    #expect(million[3] == ["run_cpu_ns_per_timer", "178.6", "1.00×", "17,546.4", "98.2×", "-"])
+    let jitter = Self.block(table, "jitter")
+    #expect(jitter[1] == ["checks", "pass", "FAIL", "kept_up=0", "pass"])
     // Not a cost (a count): no ratio.
-    #expect(row("jitter.firings") == ["jitter.firings", "count", "2999889", "100046!", "2999960"])
-    #expect(!table.contains { $0.first?.hasPrefix("scaling") == true }, "scaling did not run")
-    #expect(ComparisonTable.legend(Self.results()).contains("<impl>÷timerloop"))
+    #expect(jitter[2] == ["firings", "2,999,889", "100,046!", "2,999,960"])
+    #expect(jitter[3] == ["p99_us", "195.2", "1.00×", "202,297.3!", "1539.9", "7.89×"])
+    #expect(!table.contains("scaling"), "scaling did not run")
   }
 
   @Test func aWorkloadWithoutRowsShowsEveryMetricItPrinted() {
@@ -115,90 +118,103 @@ import Testing
       output:
         "timerloop.scaling.churn_reset_ns_c10=90.0 ns\ntimerloop.scaling.churn_reset_ns_c100=95.0 ns\n",
       workload: "scaling", implementation: "timerloop")
-    let names = ComparisonTable.render(results).split(separator: "\n").compactMap {
-      $0.split(separator: " ").first.map(String.init)
-    }.filter { $0.hasPrefix("scaling") }
+    let names = Self.block(ComparisonTable.render(results), "scaling").map { $0[0] }
+    #expect(names == ["metric", "checks", "churn_reset_ns_c10", "churn_reset_ns_c100"])
     #expect(
-      names == ["scaling.checks", "scaling.churn_reset_ns_c10", "scaling.churn_reset_ns_c100"])
+      ComparisonTable.render(results).contains("scaling\n"), "no headline: the title says none")
   }
 
-  @Test func theVerdictRanksOnlyCasesThatPassed() throws {
-    let verdicts = Verdict.all(Self.results())
-    #expect(verdicts.map(\.workload) == ["million", "jitter"])
-    let million = verdicts[0]
-    #expect(million.best?.implementation == "timerloop")
-    #expect(million.referenceRatio == 1)
-    #expect(million.unranked.map(\.implementation) == ["dispatch"])
-    let jitter = verdicts[1]
-    #expect(jitter.best?.implementation == "timerloop")
-    #expect(jitter.unranked.map(\.outcome) == [.failedChecks(["kept_up"])])
-    #expect(
-      jitter.text(reference: "timerloop")
-        == "jitter: best timerloop (p99_us 195.2 us); timerloop÷best 1.00x; "
-        + "not ranked: foundation (FAIL kept_up=0)")
+  @Test(
+    arguments: [
+      ("reset_ns", "ns", "reset_ns"), ("total_s", "s", "total_s"), ("n", "timers", "n (timers)"),
+      ("fired", "count", "fired"), ("ok", "bool", "ok"),
+      ("bytes_per_task", "bytes", "bytes_per_task"),
+      ("rss_after", "bytes", "rss_after (bytes)"),
+    ] as [(String, String, String)])
+  func aRowNamesItsUnitUnlessTheMetricDoes(metric: String, unit: String, label: String) {
+    #expect(ComparisonTable.label(metric, unit: unit) == label)
   }
 
-  @Test func theVerdictGivesTheReferencesRatioToABetterPeer() throws {
+  // MARK: - One ratio convention
+
+  /// A peer better than timerloop: every ratio, in table and verdict alike, is a figure ÷
+  /// the best, so the best reads 1.00× and timerloop 4.00×.
+  @Test func tableAndVerdictGiveTheSameRatioToTheBest() throws {
     var results = BenchmarkResults(
-      workloads: Self.workloads, implementations: ["timerloop", "dispatch"], reference: "timerloop")
+      workloads: Self.workloads, implementations: Self.implementations(["timerloop", "dispatch"]))
     results.record(
       output: "timerloop.jitter.p99_us=200.0 us\n", workload: "jitter", implementation: "timerloop")
     results.record(
       output: "dispatch.jitter.p99_us=50.0 us\n", workload: "jitter", implementation: "dispatch")
+    #expect(TimesBest.ratios(results, "jitter", "p99_us") == ["timerloop": 4, "dispatch": 1])
+    let row = Self.block(ComparisonTable.render(results), "jitter")[2]
+    #expect(row == ["p99_us", "200.0", "4.00×", "50.0", "1.00×"])
     let verdict = try #require(Verdict.all(results).first)
     #expect(verdict.best?.implementation == "dispatch")
-    #expect(verdict.referenceRatio == 4)
+    #expect(verdict.ranking.map(\.ratio) == [1, 4])
+    #expect(verdict.text == "jitter (p99_us, us): dispatch 50.0 1.00×, timerloop 200.0 4.00×")
+    #expect(TimesBest.explanation.contains("1.00× is the best, lower is better"))
+  }
+
+  /// No ratio where it would mislead: one ranked case, a figure of 0 or below, not a cost.
+  @Test(
+    arguments: [
+      (["a.w.x=5.0 ns"], "one ranked case"),
+      (["a.w.x=0.0 ns", "b.w.x=3.0 ns"], "a figure of 0"),
+      (["a.w.x=-5.2 ns", "b.w.x=0.1 ns"], "a negative figure"),
+      (["a.w.x=5 count", "b.w.x=3 count"], "not a cost"),
+      (["a.w.x=5.0 ns", "b.w.x=3.0 ns", "b.w.ok=0 bool"], "b failed its check"),
+    ] as [([String], String)])
+  func aRowGetsNoRatioWhereItWouldMislead(lines: [String], why: String) {
+    var results = BenchmarkResults(
+      workloads: [WorkloadSummary(name: "w", rows: nil, headline: "x")],
+      implementations: Self.implementations(["a", "b"]))
+    for line in lines {
+      results.record(output: line, workload: "w", implementation: String(line.prefix(1)))
+    }
+    #expect(TimesBest.ratios(results, "w", "x").isEmpty, "\(why)")
+    #expect(!ComparisonTable.render(results).contains("×"), "\(why)")
+  }
+
+  @Test(
+    arguments: [
+      (1.0, "1.00×"), (1.296, "1.30×"), (48.61, "48.6×"), (3099.9, "3100×"),
+      (123_456.0, "123,456×"),
+    ] as [(Double, String)])
+  func aRatioHasAboutThreeSignificantDigits(ratio: Double, text: String) {
+    #expect(TimesBest.format(ratio) == text)
+  }
+
+  // MARK: - Verdicts
+
+  @Test func theVerdictRanksOnlyCasesThatPassed() throws {
+    let verdicts = Verdict.all(Self.results())
+    #expect(verdicts.map(\.workload) == ["million", "jitter"])
     #expect(
-      verdict.text(reference: "timerloop")
-        == "jitter: best dispatch (p99_us 50.0 us); timerloop÷best 4.00x")
+      verdicts.map(\.text) == [
+        "million (run_cpu_ns_per_timer, ns): timerloop 178.6 1.00×, foundation 17,546.4 98.2×;"
+          + " not ranked: dispatch (FAIL killed by signal 11)",
+        "jitter (p99_us, us): timerloop 195.2 1.00×, dispatch 1539.9 7.89×;"
+          + " not ranked: foundation (FAIL kept_up=0)",
+      ])
   }
 
   @Test func aWorkloadWithNoHeadlineOrNoPassingCaseSaysSo() {
     var results = BenchmarkResults(
-      workloads: Self.workloads, implementations: ["timerloop"], reference: "timerloop")
+      workloads: Self.workloads, implementations: Self.implementations(["timerloop"]))
     results.record(
       output: "timerloop.scaling.churn_reset_ns_c10=90.0 ns\n", workload: "scaling",
       implementation: "timerloop")
     results.record(
       output: "timerloop.million.ok=0 bool\n", workload: "million", implementation: "timerloop")
+    results.record(
+      output: "timerloop.jitter.p99_us=195.2 us\n", workload: "jitter", implementation: "timerloop")
     #expect(
-      Verdict.all(results).map { $0.text(reference: "timerloop") } == [
-        "million: no implementation passed its checks; not ranked: timerloop (FAIL ok=0)",
+      Verdict.all(results).map(\.text) == [
+        "million: run_cpu_ns_per_timer: no implementation passed its checks;"
+          + " not ranked: timerloop (FAIL ok=0)",
+        "jitter (p99_us, us): timerloop 195.2 (the only case ranked)",
         "scaling: nothing to rank (no headline metric)",
       ])
-    #expect(!ComparisonTable.legend(results).contains("÷"), "no ratio columns to explain")
-  }
-
-  @Test func thePlotDrawsEachImplementationsPercentilesInOrder() throws {
-    let svg = try #require(LatencyPlot.svg(Self.results()))
-    #expect(svg.hasPrefix("<?xml") && svg.hasSuffix("</svg>\n"))
-    // One panel (jitter: million printed no percentile), three lines, the failed one dashed.
-    #expect(svg.components(separatedBy: "<polyline").count - 1 == 3)
-    #expect(svg.components(separatedBy: "stroke-dasharray").count - 1 == 2)  // its line and legend
-    #expect(svg.contains(">foundation (FAIL kept_up=0)</text>"))
-    #expect(
-      svg.contains(">min</text>") && svg.contains(">p50</text>") && svg.contains(">p99</text>"))
-    #expect(!svg.contains("cpu_s") && !svg.contains("million"))
-    let axis = ["min", "p50", "p99"].map { svg.range(of: ">\($0)</text>")!.lowerBound }
-    #expect(axis == axis.sorted())
-  }
-
-  @Test func thePlotIsNilWithoutPercentilesAndEscapesText() {
-    var results = BenchmarkResults(
-      workloads: Self.workloads, implementations: ["a<b"], reference: "a<b")
-    results.record(output: "a<b.million.n=1 timers\n", workload: "million", implementation: "a<b")
-    #expect(LatencyPlot.svg(results) == nil)
-    results.record(output: "a<b.jitter.p99_us=5.0 us\n", workload: "jitter", implementation: "a<b")
-    #expect(LatencyPlot.svg(results)?.contains(">a&lt;b</text>") == true)
-  }
-
-  @Test(
-    arguments: [
-      ("min_us", "us", 0.0), ("p50_us", "us", 0.5), ("p999_us", "us", 0.999), ("max_us", "us", 1.0),
-      ("mean_us", "us", nil), ("p99_us", "ns", nil), ("cpu_s", "s", nil),
-    ] as [(String, String, Double?)])
-  func onlyPercentilesInMicrosecondsArePlotted(metric: String, unit: String, position: Double?) {
-    let line = MetricLine(parsing: "timerloop.jitter.\(metric)=1.0 \(unit)")!
-    #expect(LatencyPlot.position(of: line) == position)
   }
 }
