@@ -87,7 +87,7 @@ public enum ComparisonTable {
     }
 
     let title =
-      summary.name + (summary.headline.map { ", ranked by \($0) (see the verdicts)" } ?? "")
+      summary.name + (summary.headline.map { ", ranked by \($0)" } ?? "")
     let fixed = indent.count + labelWidth
     return groups(of: columnWidths, fitting: width - fixed).enumerated().map { index, group in
       let header =

@@ -27,15 +27,15 @@ enum Implementation: String, CaseIterable, Sendable {
   /// default executor. `sleep` only.
   case continuous
 
-  /// What the implementation is, in words, for the report's legend: one line each, so that a
-  /// new implementation brings its own.
+  /// What the implementation is, in words, for the report's legend: one line each (at most
+  /// 79 columns keeps it on one line of the report), so that a new implementation brings its
+  /// own.
   var about: String {
     switch self {
     case .timerloop:
-      "TimerLoop's EpollEventLoop, closure timers, armed on the loop's thread; in sleep, the"
-        + " loop's sleep with the loop as the tasks' executor"
+      "TimerLoop's EpollEventLoop, closure timers; in sleep, the loop's sleep(until:)"
     case .timerloopHandler:
-      "TimerLoop's EpollEventLoop, handler timers (TimerHandler called with a TimerKey)"
+      "TimerLoop's EpollEventLoop, handler timers (TimerHandler, TimerKey)"
     case .foundation:
       "Foundation's Timer on the benchmark thread's RunLoop, run in 50 ms slices"
     case .dispatch: "DispatchSourceTimer, every timer on one serial DispatchQueue"
