@@ -103,9 +103,24 @@ public enum ComparisonTable {
     }.joined(separator: "\n\n")
   }
 
-  /// The columns, in order, cut into runs whose widths (each with its gap) add up to at most
-  /// `room`; a column wider than `room` gets a run of its own.
+  /// The columns, in order, cut into as few runs as fit `room` (each column's width counted
+  /// with its gap), with as even a number of columns per run as fits, so that a split block
+  /// does not end in a lone column; a column wider than `room` gets a run of its own.
   static func groups(of widths: [Int], fitting room: Int) -> [[Int]] {
+    let greedy = greedyGroups(of: widths, fitting: room)
+    guard greedy.count > 1 else { return greedy }
+    let size = (widths.count + greedy.count - 1) / greedy.count
+    let even = stride(from: 0, to: widths.count, by: size).map {
+      Array($0..<min($0 + size, widths.count))
+    }
+    let fits = even.allSatisfy { group in
+      group.count == 1 || group.map { gap.count + widths[$0] }.reduce(0, +) <= room
+    }
+    return fits && even.count == greedy.count ? even : greedy
+  }
+
+  /// The columns cut where the next one would pass `room`.
+  private static func greedyGroups(of widths: [Int], fitting room: Int) -> [[Int]] {
     var groups: [[Int]] = []
     var current: [Int] = []
     var used = 0

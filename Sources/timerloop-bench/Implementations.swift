@@ -36,6 +36,10 @@ enum Implementation: String, CaseIterable, Sendable {
       "TimerLoop's EpollEventLoop, closure timers; in sleep, the loop's sleep(until:)"
     case .timerloopHandler:
       "TimerLoop's EpollEventLoop, handler timers (TimerHandler, TimerKey)"
+    case .blocktimer:
+      "BlockTimers' BlockTimer (the Foundation.Timer drop-in) on TimerLoop's loop"
+    case .weakTarget:
+      "BlockTimers' WeakTargetTimer (its target held weakly) on TimerLoop's loop"
     case .foundation:
       "Foundation's Timer on the benchmark thread's RunLoop, run in 50 ms slices"
     case .dispatch: "DispatchSourceTimer, every timer on one serial DispatchQueue"

@@ -52,17 +52,18 @@ import Testing
     "timerloop", "timerloop-handler", "libuv", "libev", "libevent", "libevent-ct",
     "libevent-precise", "tokio",
   ]
-  /// The default run's, with the BlockTimers implementations being added beside them.
-  static let defaultRunAndBlockTimers =
-    defaultRun + ["blocktimer", "weak-target", "countdown"]
+  /// The default run's with more than it has (BlockTimers' countdowns, say).
+  static let more = defaultRun + ["countdown", "debouncer", "libdispatch-main", "tokio"]
 
+  /// Five implementations (the default run before BlockTimers' two were added) fit side by
+  /// side.
   @Test func theReportOfARealDefaultRunFitsOneHundredColumnsUnsplit() {
     let report = ReportText.render(DefaultRunFixture.results(), load: Self.busyLoad())
     #expect(Self.tooWide(report) == [])
     #expect(!report.contains("(continued)"), "each workload's block fits in one piece")
   }
 
-  @Test(arguments: [defaultRun, compareScript, defaultRunAndBlockTimers])
+  @Test(arguments: [defaultRun, compareScript, more])
   func everyLineFitsOneHundredColumns(names: [String]) {
     let results = Self.wideResults(names)
     let report = ReportText.render(results, load: Self.busyLoad())
@@ -83,6 +84,11 @@ import Testing
     #expect(ComparisonTable.groups(of: [10, 10, 10], fitting: 36) == [[0, 1, 2]])
     #expect(ComparisonTable.groups(of: [10, 10, 10], fitting: 35) == [[0, 1], [2]])
     #expect(ComparisonTable.groups(of: [50, 10], fitting: 30) == [[0], [1]], "too wide alone")
+    // Greedy would leave the last column alone ([0, 1, 2], [3]); two runs of two fit as well.
+    #expect(ComparisonTable.groups(of: [10, 10, 10, 10], fitting: 36) == [[0, 1], [2, 3]])
+    // Three runs of two would not fit the first two columns: greedy's cut stays.
+    #expect(
+      ComparisonTable.groups(of: [20, 20, 5, 5, 5, 5], fitting: 44) == [[0, 1], [2, 3, 4, 5]])
     #expect(ComparisonTable.groups(of: [], fitting: 30) == [])
   }
 
