@@ -33,6 +33,7 @@ public struct MetricLine: Equatable, Sendable {
   /// Whether the metric is a check: a `bool` whose 1 means the run passed it (`ok`, `kept_up`).
   public var isCheck: Bool { unit == "bool" }
 
-  /// Whether lower is better and ratios mean something: a time or a size.
-  public var isCost: Bool { ["ns", "us", "s", "bytes"].contains(unit) }
+  /// Whether lower is better and ratios mean something: a time (`ns`, `us`, `ms`, `s`) or a
+  /// size (`bytes`).
+  public var isCost: Bool { ["ns", "us", "ms", "s", "bytes"].contains(unit) }
 }

@@ -74,6 +74,9 @@ import Testing
     #expect(line.value == "58.2" && line.number == 58.2 && line.unit == "ns")
     #expect(line.isCost && !line.isCheck)
     #expect(MetricLine(parsing: "timerloop.million.ok=1 bool")?.isCheck == true)
+    // cross's drain_ms is a time like the others.
+    #expect(MetricLine(parsing: "timerloop.cross.drain_ms=75.4 ms")?.isCost == true)
+    #expect(MetricLine(parsing: "timerloop.million.fired=5 timers")?.isCost == false)
   }
 
   @Test(arguments: [
