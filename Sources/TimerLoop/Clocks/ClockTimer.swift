@@ -22,6 +22,9 @@ final class ClockTimer: Sendable {
     case burst(interval: Int64)
     /// The next date the rule gives (`nil` ends the timer); wall clock only.
     case rule(@Sendable (Date) -> Date?)
+    /// The grid's next point after the deadline, or after now if that has
+    /// passed; wall clock only.
+    case grid(WallClockGrid)
     /// At no date: each time the clock is set (``ClockTimerQueue/observe(_:)``).
     case clockSet
   }
@@ -131,11 +134,15 @@ final class ClockTimer: Sendable {
     withExtendedLifetime(released) {}
   }
 
-  /// The rule of a pending rule timer (see ``Repeat/rule(_:)``).
-  var rule: (@Sendable (Date) -> Date?)? {
+  /// How a pending rule or grid timer repeats: such a timer takes a new
+  /// date when its clock is set (see ``ClockTimerQueue/clockWasSet()``).
+  var realignment: Repeat? {
     state.withLock { state in
-      guard state.phase == .pending, case .rule(let rule) = state.repeats else { return nil }
-      return rule
+      guard state.phase == .pending else { return nil }
+      switch state.repeats {
+      case .rule, .grid: return state.repeats
+      case .never, .fixedRate, .fixedDelay, .burst, .clockSet: return nil
+      }
     }
   }
 

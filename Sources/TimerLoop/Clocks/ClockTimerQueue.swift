@@ -231,12 +231,12 @@ final class ClockTimerQueue: Sendable {
       state.armed = nil
       // Int64.max is no date at all (NaN, distantFuture): it stays "never".
       return state.heap.removeAll {
-        $0.deadline > now && $0.deadline != .max && $0.isCurrent && $0.timer.rule != nil
+        $0.deadline > now && $0.deadline != .max && $0.isCurrent && $0.timer.realignment != nil
       }
     }
     for entry in rescheduled {
-      guard let rule = entry.timer.rule else { continue }
-      if let next = Self.date(after: now, by: rule) {
+      guard let repeats = entry.timer.realignment else { continue }
+      if let next = Self.firstDeadline(after: now, repeats) {
         // Unless rescheduled meanwhile, from another thread.
         guard let generation = entry.timer.move(to: next, from: entry.generation) else { continue }
         requeue(entry.timer, at: next, generation: generation, sequence: entry.sequence)
@@ -250,6 +250,16 @@ final class ClockTimerQueue: Sendable {
     guard !observers.isEmpty else { return }
     try? host.execute {
       for observer in observers { observer.runOnClockSet() }
+    }
+  }
+
+  /// The first deadline a rule or grid timer takes after `now`; `nil` if
+  /// the rule ends (or for another kind of timer).
+  private static func firstDeadline(after now: Int64, _ repeats: ClockTimer.Repeat) -> Int64? {
+    switch repeats {
+    case .rule(let rule): date(after: now, by: rule)
+    case .grid(let grid): grid.point(after: now)
+    case .never, .fixedRate, .fixedDelay, .burst, .clockSet: nil
     }
   }
 
@@ -329,6 +339,9 @@ final class ClockTimerQueue: Sendable {
       // date missed.
       guard let next = Self.date(after: deadline, by: rule) else { return nil }
       return next > now ? next : Self.date(after: now, by: rule)
+    case .grid(let grid):
+      // Exact in nanoseconds; after now if the loop was late past points.
+      return grid.point(after: max(deadline, now))
     case .clockSet:
       return nil  // observers are not in the heap
     }
