@@ -34,6 +34,9 @@ public final class VirtualEventLoop: TimerEventLoop {
   let suspendedNanoseconds = Atomic<Int64>(0)
   /// Wall-clock time minus monotonic time, in nanoseconds (see ``setWallClock(to:)``).
   let wallClockOffset: Atomic<Int64>
+  /// Told when a request or a job arrives from another thread, for
+  /// ``runAutoAdvancing(_:)`` waiting for one.
+  let arrivals = Arrivals()
 
   /// Creates a loop whose clock reads `start`.
   ///
@@ -53,12 +56,14 @@ public final class VirtualEventLoop: TimerEventLoop {
     let second: Int64 = 1_000_000_000
     let wallStart = CShims_clock_gettime_ns(CShims_CLOCK_REALTIME()) / second * second
     wallClockOffset = Atomic(wallStart.subtractingSaturated(start.uptimeNanoseconds))
-    // Its passes run inside advanceTime, on the thread calling it: nothing to
-    // wake. Its virtual clock stands in for the host clock.
+    // Its passes run inside advanceTime, on the thread calling it: a wake-up
+    // only tells runAutoAdvancing, if it waits. Its virtual clock stands in
+    // for the host clock.
     scheduler = TimerScheduler(
       host: TimerHost(
         loopType: "VirtualEventLoop", clock: .monotonic, thread: .claimed,
-        metricsDelegate: metricsDelegate, wakeUp: {}, wakeUpToStop: {}),
+        metricsDelegate: metricsDelegate, wakeUp: { [arrivals] in arrivals.signal() },
+        wakeUpToStop: { [arrivals] in arrivals.signal() }),
       clock: .virtual(clock))
     scheduler.claimLoopThread()
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)

@@ -83,4 +83,14 @@ func pollTimeout(for loop: EpollEventLoop) -> Int32 {
     loop.advanceTime(by: .seconds(1))
     #expect(idle.deadline == nil)   // fired: the timer has ended
   }
+
+  @Test func aSlowServerTimesOut() async throws {
+    let loop = VirtualEventLoop()
+    let result = await Task {
+      try await loop.runAutoAdvancing {
+        try await loop.withTimeout(.seconds(2)) { try await loop.sleep(for: .seconds(5)) }
+      }
+    }.result
+    #expect((try? result.get()) == nil)   // timed out at 2 s of virtual time, at once
+  }
 }

@@ -26,6 +26,20 @@ func virtualEventLoopExample() throws {
   loop.advanceTime(by: .milliseconds(10))   // prints, on this thread
 }
 
+/// `VirtualEventLoop.runAutoAdvancing(_:)`; returns the start and the reply.
+func runAutoAdvancingExample() async throws -> (Deadline, Deadline) {
+  let loop = VirtualEventLoop()
+  let start = loop.now
+  let reply = try await loop.runAutoAdvancing {
+    try await loop.withTimeout(.seconds(2)) {
+      try await loop.sleep(for: .milliseconds(1500))  // a slow server
+      return loop.now
+    }
+  }
+  // reply == start + 1.5 s of virtual time, at once, in every run
+  return (start, reply)
+}
+
 /// `EpollEventLoop` as an executor.
 func epollEventLoopExecutorExample(loop: EpollEventLoop) async {
   actor Session {
