@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// An event loop on a virtual clock, for deterministic tests: time moves only
-/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)``, and due
+/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)``, or, inside
+/// ``runAutoAdvancing(_:)``, whenever everything on the loop waits; due
 /// closures run on the thread making that call. Its boot-time and wall
 /// clocks (``TimerEventLoop/continuousNow``, ``TimerEventLoop/wallClockNow``) move with
 /// it, and also when the test calls ``suspend(for:)`` or ``setWallClock(to:)``.
