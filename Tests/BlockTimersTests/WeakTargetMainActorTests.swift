@@ -40,6 +40,13 @@ import XCTest
 final class WeakTargetMainActorTests: XCTestCase {
   /// Returns once `owner` has been called `calls` times; suspended meanwhile,
   /// so the main actor is free to run the calls.
+  /// Returns once `loop` has run a pass that began after this call.
+  private static func passEnded(on loop: EpollEventLoop) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      do { try loop.execute { done.resume() } } catch { done.resume() }
+    }
+  }
+
   @MainActor private func waitForCalls(_ calls: Int, of owner: MainActorOwner) async {
     var iterator = owner.called.makeAsyncIterator()
     for _ in 0..<calls { await iterator.next() }
@@ -54,9 +61,11 @@ final class WeakTargetMainActorTests: XCTestCase {
       action: MainActorOwner.tick)
     await waitForCalls(1, of: owner)
     XCTAssertEqual(owner.callCount, 1)
-    // The one-shot timer ends on the loop's thread after its callback has
-    // started the call, so it may still read valid here.
-    timer.invalidate()
+    // The loop invalidates the one-shot when its callback, which only starts
+    // the main-actor task, returns: possibly after the method ran. A task
+    // queued now runs in a later pass than that callback.
+    await Self.passEnded(on: loop)
+    XCTAssertFalse(timer.isValid)
   }
 
   @MainActor func testAMainActorMethodReceivingTheTimerRunsOnTheMainActor() async throws {
