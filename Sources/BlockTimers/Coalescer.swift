@@ -6,7 +6,14 @@ import TimerLoop
 /// The machinery shared by ``Debouncer`` and ``Throttler``: keep the latest
 /// value, deliver it when a ``BlockTimer`` armed on the loop fires. The two
 /// differ only in whether a new value re-arms the timer.
-final class Coalescer<Value: Sendable>: Sendable {
+///
+/// Not generic: the value is held as `any Sendable` (the owner's action casts
+/// it back). Generic over the value, its lock ran through unspecialised
+/// generic code in every program calling from another module (a metadata
+/// lookup per call, several hundred nanoseconds a `call(_:)`).
+final class Coalescer: Sendable {
+  typealias Value = any Sendable
+
   enum Policy {
     /// Every value cancels the pending timer and arms a new one (Dash's
     /// `cancelPreviousPerformRequests` + `performSelector:afterDelay:`).

@@ -29,7 +29,7 @@ import TimerLoop
 /// from the start on a loop that has shut down. The loop is held weakly: this
 /// object never keeps the loop object alive.
 public final class Debouncer<Value: Sendable>: Sendable {
-  private let coalescer: Coalescer<Value>
+  private let coalescer: Coalescer
 
   /// - Parameters:
   ///   - delay: seconds of quiet before the action runs; ≤ 0 runs it in the
@@ -43,8 +43,10 @@ public final class Debouncer<Value: Sendable>: Sendable {
     delay: TimeInterval, on loop: (any TimerEventLoop)? = nil, deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void
   ) throws {
-    coalescer = try Coalescer(
-      policy: .debounce, delay: delay, loop: loop, queue: queue, action: action)
+    // The coalescer is given only `Value`s, so the cast back cannot fail.
+    coalescer = try Coalescer(policy: .debounce, delay: delay, loop: loop, queue: queue) {
+      action($0 as! Value)
+    }
   }
 
   /// Records `value` and restarts the delay.

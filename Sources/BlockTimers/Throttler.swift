@@ -34,7 +34,7 @@ import TimerLoop
 /// object never keeps the loop object alive.
 public final class Throttler<Value: Sendable>: Sendable {
   /// Internal, not private: tests read the throttler's own clock readings.
-  let coalescer: Coalescer<Value>
+  let coalescer: Coalescer
 
   /// - Parameters:
   ///   - interval: seconds a window stays open; ≤ 0 runs the action in the
@@ -49,8 +49,10 @@ public final class Throttler<Value: Sendable>: Sendable {
     deliveringOn queue: DispatchQueue? = nil,
     action: @escaping @Sendable (Value) -> Void
   ) throws {
-    coalescer = try Coalescer(
-      policy: .throttle, delay: interval, loop: loop, queue: queue, action: action)
+    // The coalescer is given only `Value`s, so the cast back cannot fail.
+    coalescer = try Coalescer(policy: .throttle, delay: interval, loop: loop, queue: queue) {
+      action($0 as! Value)
+    }
   }
 
   /// Records `value`; opens a window if none is open.
