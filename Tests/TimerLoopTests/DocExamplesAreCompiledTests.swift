@@ -154,14 +154,14 @@ import Testing
   /// block indented differently, with blank lines, is found.
   @Test func aBlockNoExampleHoldsIsReported() throws {
     let examples = try Self.examples()
+    // `VirtualEventLoop`'s doc-comment example.
     let readmeLines = [
       "let loop = VirtualEventLoop()",
       "try loop.schedule(after: .milliseconds(10)) { print(\"at 10 ms\") }",
-      "loop.advanceTime(by: .milliseconds(10))   // runs it, on this thread, with no sleeping",
+      "loop.advanceTime(by: .milliseconds(10))   // prints, on this thread",
     ]
     var changed = readmeLines
-    changed[2] =
-      "loop.advanceTime(by: .milliseconds(11))   // runs it, on this thread, with no sleeping"
+    changed[2] = "loop.advanceTime(by: .milliseconds(11))   // prints, on this thread"
     let changedFound = Self.isCompiled(
       Block(location: "changed", language: "swift", lines: changed), by: examples)
     #expect(!changedFound)

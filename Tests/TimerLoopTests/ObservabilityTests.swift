@@ -127,7 +127,7 @@ final class SlowPassLog: EventLoopMetricsDelegate {
   }
 }
 
-@Test func theReadmeObservabilityExampleRuns() throws {
+@Test func theObservabilityArticleExampleRuns() throws {
   let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
   defer { loop.shutdown() }
   loop.onTermination { error in print("the loop stopped: \(error)") }

@@ -3,22 +3,9 @@ import Foundation
 import Testing
 import TimerLoop
 
-/// Runs the README examples that need no real time, and checks the manifest
-/// lines of its section on adding it to a package with SwiftPM itself.
+/// Checks the manifest lines of the README's section on adding TimerLoop to a
+/// package with SwiftPM itself.
 @Suite struct ReadmeExamplesTests {
-  @Test func theVirtualLoopExampleRuns() throws {
-    try readmeVirtualLoop()
-  }
-
-  @Test func theHandlerTimerExampleRunsOnAVirtualLoop() throws {
-    let loop = VirtualEventLoop()
-    defer { loop.shutdown() }
-    try readmeHandlerTimers(loop: loop)
-    #expect(loop.liveTimerCount == 1_000)
-    loop.advanceTime(by: .seconds(2))
-    #expect(loop.liveTimerCount == 0)
-  }
-
   /// The `Package.swift` lines of "Adding it to a package", in a manifest that
   /// `swift package dump-package` must accept.
   @Test func theManifestLinesAreAValidManifest() throws {

@@ -101,3 +101,14 @@ enum TicksExample {
     }
   }
 }
+
+/// `EventLoopMetricsDelegate`.
+func eventLoopMetricsDelegateExample() throws {
+  final class SlowPassLog: EventLoopMetricsDelegate {
+    func processedPass(info: EventLoopPassInfo) {  // on the loop thread, after each pass
+      if info.busy > .milliseconds(5) { print("slow pass: \(info.timersFired) timers in \(info.busy)") }
+    }
+  }
+  let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
+  loop.shutdown()
+}
