@@ -4,7 +4,7 @@ import Foundation
 /// ``TimerEventLoop/scheduleRepeating(firstAt:every:missedTicks:_:)-(ContinuousClock.Instant,_,_,_)``)
 /// or on the wall clock (``TimerEventLoop/schedule(at:_:)-(Date,_)``,
 /// ``TimerEventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
-/// ``TimerEventLoop/scheduleRepeating(matching:in:matchingPolicy:_:)``), returned
+/// ``TimerEventLoop/scheduleRepeating(matching:in:matchingPolicy:repeatedTimePolicy:_:)``), returned
 /// so that it can be cancelled.
 ///
 /// A handle is a small value (one reference); copies refer to the same timer

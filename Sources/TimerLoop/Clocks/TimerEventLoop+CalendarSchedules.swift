@@ -63,15 +63,18 @@ extension TimerEventLoop {
   ///
   /// A wall-clock timer (see ``schedule(at:_:)-(Date,_)``: `CLOCK_REALTIME`,
   /// following clock changes). Each date is
-  /// `calendar.nextDate(after:matching:matchingPolicy:)` of the previous one
+  /// `calendar.nextDate(after:matching:matchingPolicy:repeatedTimePolicy:)`
+  /// of the previous one
   /// (Apple's Foundation documentation describes the matching), the first
   /// of ``wallClockNow``, so the calendar's time zone
   /// decides what 03:00 is, and `matchingPolicy` what happens to a time a
   /// daylight-saving transition skips (with `.nextTime`, the default, 02:30
   /// on a spring-forward day fires at the first time after the gap) or to a
-  /// day some years lack (29 February: `.strict` waits for a leap year). A
-  /// time that a fall-back transition repeats fires once, at its first
-  /// occurrence (Foundation's default repeated-time policy). Late calls,
+  /// day some years lack (29 February: `.strict` waits for a leap year), and
+  /// `repeatedTimePolicy` which occurrence of a time a fall-back transition
+  /// repeats fires: once, at the first (`.first`, Foundation's default) or
+  /// at the last (`.last`; 01:30 on the day New York leaves daylight saving
+  /// time fires at 01:30 EST, 06:30 UTC, not at 01:30 EDT). Late calls,
   /// clock changes and bad rules are handled as in
   /// ``scheduleRepeating(firstAt:nextDate:_:)``.
   ///
@@ -80,6 +83,8 @@ extension TimerEventLoop {
   ///     `Calendar.nextDate(after:matching:matchingPolicy:repeatedTimePolicy:direction:)`.
   ///   - calendar: the calendar and time zone; `Calendar.current` by default.
   ///   - matchingPolicy: how to treat dates that do not exist as asked.
+  ///   - repeatedTimePolicy: which occurrence of a repeated time fires;
+  ///     `.first` by default.
   ///   - body: runs on the loop thread with the timer's handle, which can
   ///     cancel or move it; its ``ClockTimerHandle/fireDate`` is the date
   ///     this call was due (the occurrence it runs for, however late).
@@ -93,10 +98,13 @@ extension TimerEventLoop {
   public func scheduleRepeating(
     matching components: DateComponents, in calendar: Calendar = .current,
     matchingPolicy: Calendar.MatchingPolicy = .nextTime,
+    repeatedTimePolicy: Calendar.RepeatedTimePolicy = .first,
     _ body: @escaping @Sendable (ClockTimerHandle) -> Void
   ) throws(TimerLoopError) -> ClockTimerHandle {
     let rule: @Sendable (Date) -> Date? = { date in
-      calendar.nextDate(after: date, matching: components, matchingPolicy: matchingPolicy)
+      calendar.nextDate(
+        after: date, matching: components, matchingPolicy: matchingPolicy,
+        repeatedTimePolicy: repeatedTimePolicy)
     }
     let first = rule(wallClockNow)
     guard !scheduler.isShutdown else { throw .shutdown }

@@ -13,7 +13,7 @@ extension TimerEventLoop {
   /// nanosecond (no `Date` rounding). The grid is UTC's:
   /// a local time zone's offset is whole hours (or halves or quarters), so
   /// grids of an hour or less are the same in every zone; for "every day at
-  /// 03:00 local time" use ``scheduleRepeating(matching:in:matchingPolicy:_:)``.
+  /// 03:00 local time" use ``scheduleRepeating(matching:in:matchingPolicy:repeatedTimePolicy:_:)``.
   ///
   /// Re-aligned when the wall clock is set: the timer then waits for the
   /// first grid point after the new time, so a step back does not leave it

@@ -75,6 +75,31 @@ import Testing
     #expect(seen.all.map(\.due) == [utc(2026, 6, 1, 7), utc(2026, 6, 3, 7)])
   }
 
+  /// The same day with `.last`: 01:30 fires once, at its second
+  /// occurrence, 01:30 EST.
+  @Test func fallBackFiresTheLastOccurrenceOfARepeatedTimeWhenAsked() throws {
+    let calls = try run(from: utc(2026, 10, 31, 12), for: .seconds(3 * 86_400)) { loop, body in
+      try loop.scheduleRepeating(
+        matching: DateComponents(hour: 1, minute: 30), in: newYork, repeatedTimePolicy: .last,
+        body)
+    }
+    #expect(calls == [utc(2026, 11, 1, 6, 30), utc(2026, 11, 2, 6, 30), utc(2026, 11, 3, 6, 30)])
+  }
+
+  /// Started between the two occurrences (01:45 EDT), either policy fires
+  /// the second that day: Foundation's search starts after the start, where
+  /// only 01:30 EST is left.
+  @Test func startedBetweenTheTwoOccurrencesEitherPolicyFiresTheSecond() throws {
+    for policy in [Calendar.RepeatedTimePolicy.last, .first] {
+      let calls = try run(from: utc(2026, 11, 1, 5, 45), for: .seconds(86_400)) { loop, body in
+        try loop.scheduleRepeating(
+          matching: DateComponents(hour: 1, minute: 30), in: newYork,
+          repeatedTimePolicy: policy, body)
+      }
+      #expect(calls.first == utc(2026, 11, 1, 6, 30), "\(policy)")
+    }
+  }
+
   @Test func aStrictTwentyNinthOfFebruaryWaitsForLeapYears() throws {
     let calls = try run(from: utc(2026, 1, 1), for: .seconds(9 * 365 * 86_400)) { loop, body in
       try loop.scheduleRepeating(
