@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 // The examples in TimerLoop's doc comments, verbatim (DocExamplesAreCompiledTests
 // checks that they still match), each wrapped in what gives it its context.
+import Foundation
 import TimerLoop
 
 /// `EpollEventLoop`.
@@ -111,4 +112,13 @@ func eventLoopMetricsDelegateExample() throws {
   }
   let loop = try EpollEventLoop.startOnNewThread(metricsDelegate: SlowPassLog())
   loop.shutdown()
+}
+
+/// `TimerEventLoop.dates(matching:in:matchingPolicy:repeatedTimePolicy:)`.
+func calendarDatesExample(
+  loop: any TimerEventLoop, rotateLogs: @Sendable (Date) async -> Void
+) async {
+  for await night in loop.dates(matching: DateComponents(hour: 3, minute: 0)) {
+    await rotateLogs(night)
+  }
 }
