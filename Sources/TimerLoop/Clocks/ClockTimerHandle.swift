@@ -4,8 +4,11 @@ import Foundation
 /// ``TimerEventLoop/scheduleRepeating(firstAt:every:missedTicks:_:)-(ContinuousClock.Instant,_,_,_)``)
 /// or on the wall clock (``TimerEventLoop/schedule(at:_:)-(Date,_)``,
 /// ``TimerEventLoop/scheduleRepeating(firstAt:nextDate:_:)``,
-/// ``TimerEventLoop/scheduleRepeating(matching:in:matchingPolicy:repeatedTimePolicy:_:)``), returned
-/// so that it can be cancelled.
+/// ``TimerEventLoop/scheduleRepeating(matching:in:matchingPolicy:repeatedTimePolicy:_:)``,
+/// ``TimerEventLoop/scheduleRepeating(wallClockEvery:offset:_:)``), or a callback
+/// for steps of the wall clock (``TimerEventLoop/onWallClockSet(_:)``), returned
+/// so that it can be cancelled, moved (``reschedule(to:)-(Date)``) and asked
+/// when it is due (``fireDate``).
 ///
 /// A handle is a small value (one reference); copies refer to the same timer
 /// and compare equal. Safe to use from any thread.
