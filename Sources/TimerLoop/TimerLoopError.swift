@@ -8,8 +8,8 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The call is for the loop's own thread (descriptor registration,
   /// embedding) and came from another one.
   case wrongThread
-  /// The deadline of ``TimerEventLoop/withDeadline(_:operation:)`` (or the timeout
-  /// of ``TimerEventLoop/withTimeout(_:operation:)``) passed before
+  /// The deadline of ``TimerEventLoop/withDeadline(_:isolation:operation:)-(Deadline,_,_)`` (or the timeout
+  /// of ``TimerEventLoop/withTimeout(_:isolation:operation:)``) passed before
   /// the operation finished; the operation was cancelled.
   case timedOut
 

@@ -123,7 +123,7 @@ extension TimerEventLoop {
   /// How many tasks are suspended in a sleep on this loop: ``sleep(until:)-(Deadline)``
   /// and its forms, ``clock``'s sleeps, a ``ticks(every:tolerance:missedTicks:)``
   /// iteration waiting for its next tick, and the deadline of a
-  /// ``withDeadline(_:operation:)`` or `withTimeout`. A sleep counts from when
+  /// ``withDeadline(_:isolation:operation:)-(Deadline,_,_)`` or `withTimeout`. A sleep counts from when
   /// its timer is scheduled until it resumes. Readable from any thread (one lock).
   public var sleepingTaskCount: Int { scheduler.sleepingTasks.count }
 

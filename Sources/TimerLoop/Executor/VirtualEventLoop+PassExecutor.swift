@@ -9,7 +9,7 @@ extension VirtualEventLoop {
   /// task starts, or is cancelled, or is resumed by another thread) runs on
   /// the global concurrent executor, as it would without a preference.
   ///
-  /// ``TimerEventLoop/withDeadline(_:operation:)`` runs its operation on it,
+  /// ``TimerEventLoop/withDeadline(_:isolation:operation:)-(Deadline,_,_)`` prefers it for its operation,
   /// so that on virtual time the operation's end and the deadline are
   /// ordered by virtual time, while an operation cancelled or resumed from
   /// outside the loop still finishes when nobody advances it.

@@ -5,6 +5,25 @@
 import TimerLoop
 
 struct AsyncAwaitArticle {
+  final class Session {  // not Sendable
+    var requestsSent = 0
+  }
+
+  actor Connection {
+    let loop: EpollEventLoop
+    let session = Session()
+
+    init(loop: EpollEventLoop) { self.loop = loop }
+
+    func ping() async throws -> Int {
+      try await loop.withTimeout(.seconds(2)) {  // runs on this actor
+        session.requestsSent += 1                // its own state at hand
+        try await loop.sleep(for: .milliseconds(10))
+        return session.requestsSent
+      }
+    }
+  }
+
   struct Page: Sendable {
     var body: String
   }
