@@ -1,6 +1,8 @@
 /// Ticks on a fixed-rate grid as an `AsyncSequence` of ``Deadline``s, each a
-/// grid point `start + n × interval` (n ≥ 1; `start` is ``TimerEventLoop/now``
-/// when iteration begins), made by ``TimerEventLoop/ticks(every:tolerance:missedTicks:)``.
+/// grid point: `start + n × interval` (n ≥ 1; `start` is ``TimerEventLoop/now``
+/// when iteration begins), made by ``TimerEventLoop/ticks(every:tolerance:missedTicks:)``,
+/// or `first + n × interval` (n ≥ 0), made by
+/// ``TimerEventLoop/ticks(startingAt:every:tolerance:missedTicks:)``.
 ///
 /// Pulled, not pushed: nothing is produced while the consumer is busy, so a
 /// slow consumer never accumulates ticks (O(1) memory whatever the delay).
@@ -15,9 +17,12 @@
 /// delivery; a tick delivered up to 5 ms late is on time, and the next one
 /// is one interval after it. Where this differs from tokio's `Interval`,
 /// and why:
-/// - The first tick is one interval after iteration begins (tokio's
+/// - ``TimerEventLoop/ticks(every:tolerance:missedTicks:)``'s first tick is
+///   one interval after iteration begins (tokio's
 ///   `interval_at(now + period, period)`; its `interval` ticks at once), as
-///   Apple's `Timer` and swift-async-algorithms' `AsyncTimerSequence` do.
+///   Apple's `Timer` and swift-async-algorithms' `AsyncTimerSequence` do;
+///   ``TimerEventLoop/ticks(startingAt:every:tolerance:missedTicks:)`` is
+///   tokio's `interval_at`.
 /// - ``MissedTickBehavior/skip`` is the default (tokio's is `Burst`), as
 ///   Apple's `Timer` keeps to its grid.
 /// - A tick due with a tolerance is due at its delayed deadline (see
@@ -27,8 +32,9 @@
 ///
 /// Iteration ends (`next()` returns `nil`) when the consuming task is
 /// cancelled (a pending sleep's timer is cancelled at once) or the loop is
-/// shut down. It never throws. Each iterator has its own grid; iterate from
-/// one task at a time.
+/// shut down. It never throws. Each iterator has its own grid, which
+/// ``Iterator/reset()`` moves (tokio's `Interval::reset`); iterate from one
+/// task at a time.
 public struct TickSequence: AsyncSequence, Sendable {
   /// The grid point of each tick.
   public typealias Element = Deadline
@@ -36,14 +42,29 @@ public struct TickSequence: AsyncSequence, Sendable {
   public typealias Failure = Never
 
   let loop: any TimerEventLoop
+  /// The first tick's grid point; `nil`: one interval after iteration begins.
+  let first: Deadline?
   let interval: TimeAmount
   let tolerance: TimeAmount
   let missedTicks: MissedTickBehavior
 
-  /// Starts the grid at the loop's current time: the first tick is one
-  /// interval from now.
+  /// Rounds the interval up to whole nanoseconds, raised to the repeating
+  /// timers' minimum so that it cannot spin.
+  init(
+    loop: any TimerEventLoop, first: Deadline?, interval: Duration, tolerance: Duration?,
+    missedTicks: MissedTickBehavior
+  ) {
+    self.loop = loop
+    self.first = first
+    self.interval = Swift.max(TimeAmount(interval), TimerScheduler.minimumRepeatInterval)
+    self.tolerance = tolerance.map { TimeAmount($0) } ?? .zero
+    self.missedTicks = missedTicks
+  }
+
+  /// Starts an iteration: its first tick is the sequence's first grid
+  /// point, or, if it has none, one interval from the loop's current time.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(sequence: self, nextTick: loop.now + interval)
+    Iterator(sequence: self, nextTick: first ?? loop.now + interval)
   }
 
   /// Produces the ticks of one iteration; see ``TickSequence``.
@@ -85,6 +106,16 @@ public struct TickSequence: AsyncSequence, Sendable {
       case .skip: nextTick = Self.firstGridPoint(after: now, from: tick, every: sequence.interval)
       }
       return tick
+    }
+
+    /// Moves the grid so that the next tick is one interval from the loop's
+    /// current time (``TimerEventLoop/now``), and every interval after that,
+    /// as tokio's `Interval::reset` does: for a heartbeat that other traffic
+    /// made unnecessary, say. O(1), one clock read. Call it from the iterating task between `next()` calls
+    /// (no timer is pending then, so none is touched). Iteration that has
+    /// ended stays ended.
+    public mutating func reset() {
+      nextTick = sequence.loop.now + sequence.interval
     }
 
     /// How late a tick may be delivered and still count as on time: tokio's
@@ -143,7 +174,36 @@ extension TimerEventLoop {
     missedTicks: MissedTickBehavior = .skip
   ) -> TickSequence {
     TickSequence(
-      loop: self, interval: max(TimeAmount(interval), TimerScheduler.minimumRepeatInterval),
-      tolerance: tolerance.map { TimeAmount($0) } ?? .zero, missedTicks: missedTicks)
+      loop: self, first: nil, interval: interval, tolerance: tolerance, missedTicks: missedTicks)
+  }
+
+  /// Ticks at `first` and then every `interval` after it, on a fixed-rate
+  /// grid `first + n × interval` (n ≥ 0) on the loop's monotonic clock:
+  /// tokio's `interval_at`. Every iteration starts at `first`.
+  ///
+  /// A `first` that has passed is delivered at once; if it passed more than
+  /// 5 ms before, it is a missed tick, so `missedTicks` sets the next one
+  /// (under ``MissedTickBehavior/skip``, the first grid point after now),
+  /// as tokio's `interval_at` with a past start does.
+  ///
+  /// - Parameters:
+  ///   - first: the first tick's grid point; ``Deadline/distantFuture``
+  ///     never ticks.
+  ///   - interval: time between grid points, rounded up to a whole
+  ///     nanosecond and raised to at least 0.1 ms, as for
+  ///     ``ticks(every:tolerance:missedTicks:)``.
+  ///   - tolerance: how much later than its grid point a tick may be
+  ///     delivered, as for ``ticks(every:tolerance:missedTicks:)``.
+  ///   - missedTicks: what follows a missed tick (``MissedTickBehavior``);
+  ///     ``MissedTickBehavior/skip`` by default.
+  /// - Returns: a sequence that ends when the consuming task is cancelled or
+  ///   the loop shuts down, and never throws. Complexity: one timer per
+  ///   awaited tick, O(1) memory.
+  public func ticks(
+    startingAt first: Deadline, every interval: Duration, tolerance: Duration? = nil,
+    missedTicks: MissedTickBehavior = .skip
+  ) -> TickSequence {
+    TickSequence(
+      loop: self, first: first, interval: interval, tolerance: tolerance, missedTicks: missedTicks)
   }
 }

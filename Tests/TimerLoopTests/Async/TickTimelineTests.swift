@@ -11,7 +11,8 @@ import Testing
 /// `-` when no tick is delivered, otherwise the number of ticks delivered in
 /// that millisecond. Ticks come every 10 ms.
 @Suite(.timeLimit(.minutes(1))) struct TickTimelineTests {
-  /// What a consumer of `ticks(every: 10 ms, missedTicks:)` received until 60 ms.
+  /// What a consumer of `ticks(every: 10 ms, missedTicks:)` (or of
+  /// `ticks(startingAt:every: 10 ms, missedTicks:)`) received until 60 ms.
   struct Run {
     /// The marble timeline of deliveries.
     var timeline: String
@@ -23,10 +24,12 @@ import Testing
   /// millisecond) once the consumer waits again, so that the consumer reads
   /// the time its tick was delivered: the loop is stalled from `stall.from` to
   /// `stall.to` ms by a callback (as a slow callback keeps a real loop busy),
-  /// and the consumer works for `busy` after its first tick.
+  /// and the consumer works for `busy` after its first tick, then calls
+  /// `reset()` if `resetAfterFirstTick`. With `first`, the sequence is
+  /// `ticks(startingAt: first ms, ...)`.
   private func run(
-    _ policy: MissedTickBehavior, stall: (from: Int64, to: Int64)? = nil,
-    busyAfterFirstTick busy: Duration = .zero
+    _ policy: MissedTickBehavior, first: Int64? = nil, stall: (from: Int64, to: Int64)? = nil,
+    busyAfterFirstTick busy: Duration = .zero, resetAfterFirstTick: Bool = false
   ) async -> Run {
     let loop = VirtualEventLoop()
     defer { loop.shutdown() }
@@ -39,11 +42,18 @@ import Testing
     }
     let received = EventLog<(tick: Int64, at: Int64)>()
     let consumer = Task {
-      for await tick in loop.ticks(every: .milliseconds(10), missedTicks: policy) {
-        received.append((milliseconds(tick), milliseconds(loop.now)))
-        if received.all.count == 1, busy > .zero {
-          try? await loop.sleep(for: busy)
+      let ticks =
+        if let first {
+          loop.ticks(startingAt: start + .milliseconds(first), every: .milliseconds(10), missedTicks: policy)
+        } else {
+          loop.ticks(every: .milliseconds(10), missedTicks: policy)
         }
+      var iterator = ticks.makeAsyncIterator()
+      while let tick = await iterator.next() {
+        received.append((milliseconds(tick), milliseconds(loop.now)))
+        guard received.all.count == 1 else { continue }
+        if busy > .zero { try? await loop.sleep(for: busy) }
+        if resetAfterFirstTick { iterator.reset() }
       }
     }
     let end = start + .milliseconds(60)
@@ -101,5 +111,48 @@ import Testing
     // 35, 45 and 55 ms, shown in whole milliseconds).
     #expect(past.timeline == "----------1--------------1---------1---------1---------1-----")
     #expect(past.ticks == [10, 20, 35, 45, 55])
+  }
+
+  // tokio's `interval_at`: the first tick at the given deadline.
+
+  @Test func ticksStartingAtADeadlineTickThereFirstThenEveryInterval() async {
+    let run = await run(.skip, first: 25)
+    #expect(run.timeline == "-------------------------1---------1---------1---------1-----")
+    #expect(run.ticks == [25, 35, 45, 55])
+  }
+
+  @Test func ticksStartingNowTickAtOnce() async {
+    let run = await run(.skip, first: 0)
+    #expect(run.timeline == "1---------1---------1---------1---------1---------1---------1")
+    #expect(run.ticks == [0, 10, 20, 30, 40, 50, 60])
+  }
+
+  /// A start the loop passes while stalled is a missed first tick: under
+  /// `.skip` the next tick is the first grid point after its delivery.
+  @Test func aStartMissedByMoreThanFiveMillisecondsIsAMissedTick() async {
+    let run = await run(.skip, first: 10, stall: (5, 27))
+    #expect(run.timeline == "---------------------------1--1---------1---------1---------1")
+    #expect(run.ticks == [10, 30, 40, 50, 60])
+  }
+
+  // tokio's `Interval::reset`: the next tick one interval from now.
+
+  @Test func resetMovesTheNextTickToOneIntervalFromNow() async {
+    let run = await run(.skip, busyAfterFirstTick: .milliseconds(3), resetAfterFirstTick: true)
+    #expect(run.timeline == "----------1------------1---------1---------1---------1-------")
+    #expect(run.ticks == [10, 23, 33, 43, 53])
+  }
+
+  @Test func resetRightAfterATickKeepsTheGrid() async {
+    let run = await run(.skip, resetAfterFirstTick: true)
+    #expect(run.ticks == [10, 20, 30, 40, 50, 60])
+  }
+
+  /// On a sequence started at a deadline, a reset 4 ms after its first
+  /// tick moves the grid from the start's to the reset's.
+  @Test func resetMovesTheGridOfASequenceStartedAtADeadline() async {
+    let run = await run(.skip, first: 0, busyAfterFirstTick: .milliseconds(4), resetAfterFirstTick: true)
+    #expect(run.timeline == "1-------------1---------1---------1---------1---------1------")
+    #expect(run.ticks == [0, 14, 24, 34, 44, 54])
   }
 }
