@@ -100,6 +100,44 @@ import Testing
     #expect(fired.all == [30, 35, 45, 55])
   }
 
+  /// A first deadline before the timer was scheduled: the ticks due before
+  /// then were never missed (nothing was busy), so a burst timer runs once in
+  /// the next pass and goes on from the last point of its grid instead of
+  /// calling for every period since. (It called for each, one per pass.)
+  @Test func aBurstTimerFirstDueInThePastRunsOnceThenKeepsItsGrid() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let fired = EventLog<Duration>()
+    try loop.scheduleRepeating(
+      firstAt: start - .milliseconds(35), every: .milliseconds(10), missedTicks: .burst
+    ) { handle in
+      fired.append(loop.now - start)
+      if fired.all.count == 5 { handle.cancel() }  // ends the test if it bursts
+    }
+    loop.advanceTime(by: .milliseconds(15))
+    // The grid ..., -5, 5, 15 ms: called at 0 for -5 ms, then at 5 and 15 ms.
+    #expect(fired.all == [.zero, .milliseconds(5), .milliseconds(15)])
+  }
+
+  /// From ``Deadline/distantPast``, on a machine up for 30 days, a burst
+  /// was about 2.6 × 10^9 ticks, one per pass: the loop spun for days.
+  @Test func aBurstTimerFirstDueAtTheDistantPastDoesNotSpin() throws {
+    let loop = VirtualEventLoop(start: .distantPast + .seconds(30 * 86_400))
+    defer { loop.shutdown() }
+    let calls = Atomic<Int>(0)
+    try loop.scheduleRepeating(
+      firstAt: .distantPast, every: .milliseconds(1), missedTicks: .burst
+    ) {
+      handle in
+      if calls.add(1, ordering: .relaxed).newValue == 100 { handle.cancel() }
+    }
+    loop.advanceTime(by: .zero)
+    #expect(calls.load(ordering: .relaxed) == 1)
+    loop.advanceTime(by: .milliseconds(10))
+    #expect(calls.load(ordering: .relaxed) == 11)
+  }
+
   /// A loop stalled until the end of time: a fixed-rate timer's next grid
   /// point saturates to ``Deadline/distantFuture``, which never comes due, so
   /// it fires once for all its missed ticks, as always, and the pass ends

@@ -69,7 +69,9 @@ extension TimerEventLoop {
   ///
   /// - Parameters:
   ///   - first: the first deadline on the boot-time clock; a past one runs
-  ///     in the next pass. Rounded up to whole nanoseconds.
+  ///     in the next pass, once (with ``MissedTickBehavior/burst`` too: the
+  ///     ticks before scheduling were not missed). Rounded up to whole
+  ///     nanoseconds.
   ///   - interval: the period, rounded up to whole nanoseconds; below 0.1 ms
   ///     (zero and negative included) it is 0.1 ms, as for monotonic timers.
   ///   - missedTicks: what follows missed ticks; see ``MissedTickBehavior``.
@@ -92,8 +94,11 @@ extension TimerEventLoop {
       case .delay: .fixedDelay(interval: period)
       case .burst: .burst(interval: period)
       }
-    return try scheduleClockTimer(
-      on: .boot, at: first.bootNanoseconds, repeats: repeats, body: .repeating(body))
+    let start =
+      missedTicks == .burst
+      ? first.bootNanoseconds.burstStart(now: clockHost.nanoseconds(on: .boot), interval: period)
+      : first.bootNanoseconds
+    return try scheduleClockTimer(on: .boot, at: start, repeats: repeats, body: .repeating(body))
   }
 }
 

@@ -102,7 +102,9 @@ extension TimerEventLoop {
   /// reschedule itself.
   ///
   /// - Parameters:
-  ///   - first: the first deadline (monotonic clock); a past one runs in the next pass.
+  ///   - first: the first deadline (monotonic clock); a past one runs in the
+  ///     next pass, once (with ``MissedTickBehavior/burst`` too: the ticks
+  ///     before scheduling were not missed).
   ///   - interval: the period, rounded up to a whole nanosecond; below 0.1 ms
   ///     (zero and negative included) it is 0.1 ms, as Apple's `Timer` does.
   ///   - missedTicks: what follows a call that comes after the next tick's

@@ -27,7 +27,11 @@ public enum MissedTickBehavior: Sendable, Hashable {
   /// call per pass of the loop for each missed tick (so other work runs
   /// between them), a tick sequence one tick per request. tokio's `Burst`
   /// (tokio's default). For counters and rate-based work that must see
-  /// every tick, however late.
+  /// every tick, however late. Ticks due before a repeating timer was
+  /// scheduled were not missed: a first deadline already past runs once, in
+  /// the next pass, for the last point of its grid not after the time of
+  /// scheduling, where tokio would call for every period since (from a
+  /// deadline long past, a busy loop for as long).
   case burst
   /// The next tick is one interval after the last one was delivered. A
   /// repeating timer's next deadline is one interval after its callback
@@ -47,4 +51,17 @@ public enum MissedTickBehavior: Sendable, Hashable {
   /// `Timer`: for clocks, animations, sampling, and anything whose ticks
   /// stand for points in time.
   case skip
+}
+
+extension Int64 {
+  /// A burst timer's first deadline, in nanoseconds on its clock, when it is
+  /// scheduled at `now`: the last point of the grid `self + n × interval`
+  /// (n ≥ 0) not after `now`, or `self` if that is still to come (see
+  /// ``MissedTickBehavior/burst``). The distance is unsigned: from long
+  /// before the clock's epoch it does not fit an `Int64`. `interval` > 0.
+  func burstStart(now: Int64, interval: Int64) -> Int64 {
+    guard now > self else { return self }
+    let distance = UInt64(bitPattern: now &- self)
+    return self &+ Int64(bitPattern: distance - distance % UInt64(interval))
+  }
 }

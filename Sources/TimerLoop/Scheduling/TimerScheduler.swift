@@ -302,7 +302,13 @@ public final class TimerScheduler: @unchecked Sendable {
       case .burst: .burst
       }
     let nanoseconds = Swift.max(interval, Self.minimumRepeatInterval).nanoseconds
-    let id = try schedule(at: deadline, mode: mode, intervalOrTag: nanoseconds, body: consume body)
+    let first =
+      mode == .burst
+      ? Deadline(
+        uptimeNanoseconds: deadline.uptimeNanoseconds.burstStart(
+          now: now.uptimeNanoseconds, interval: nanoseconds))
+      : deadline
+    let id = try schedule(at: first, mode: mode, intervalOrTag: nanoseconds, body: consume body)
     return TimerHandle(scheduler: self, id: id)
   }
 

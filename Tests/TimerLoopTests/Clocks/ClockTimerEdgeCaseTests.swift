@@ -25,6 +25,24 @@ import Testing
     #expect(calls.load(ordering: .relaxed) == 11)
   }
 
+  /// The same first instant for a burst timer: the periods before it was
+  /// scheduled were not missed, so it runs once and keeps its grid instead of
+  /// calling for each of about 10^10 seconds, one per pass.
+  @Test func aBurstTimerFirstDueFarBeforeBootDoesNotSpin() throws {
+    let loop = VirtualEventLoop()
+    let epoch = ContinuousClock().systemEpoch
+    let calls = Atomic<Int>(0)
+    try loop.scheduleRepeating(
+      firstAt: epoch.advanced(by: .seconds(-Int64.max)), every: .seconds(1), missedTicks: .burst
+    ) { handle in
+      if calls.add(1, ordering: .relaxed).newValue == 100 { handle.cancel() }
+    }
+    loop.advanceTime(by: .zero)
+    #expect(calls.load(ordering: .relaxed) == 1)
+    loop.advanceTime(by: .seconds(10))
+    #expect(calls.load(ordering: .relaxed) == 11)
+  }
+
   /// Suspending for the longest amount twice leaves the boot-time clock at
   /// its end instead of wrapping it round before boot.
   @Test func repeatedHugeSuspendsSaturateTheBootTimeClock() throws {
