@@ -138,6 +138,25 @@ import Testing
     #expect(calls.load(ordering: .relaxed) == 11)
   }
 
+  /// Moved into the past, a burst timer runs once and keeps the moved grid,
+  /// as if first scheduled there (a move to ``Deadline/distantPast`` spun
+  /// the loop as that first deadline did).
+  @Test func aBurstTimerMovedIntoThePastRunsOnceThenKeepsItsGrid() throws {
+    let loop = VirtualEventLoop(start: .distantPast + .seconds(30 * 86_400))
+    defer { loop.shutdown() }
+    let calls = Atomic<Int>(0)
+    let handle = try loop.scheduleRepeating(
+      after: .seconds(1), every: .milliseconds(1), missedTicks: .burst
+    ) { handle in
+      if calls.add(1, ordering: .relaxed).newValue == 100 { handle.cancel() }
+    }
+    handle.reschedule(to: .distantPast)
+    loop.advanceTime(by: .zero)
+    #expect(calls.load(ordering: .relaxed) == 1)
+    loop.advanceTime(by: .milliseconds(10))
+    #expect(calls.load(ordering: .relaxed) == 11)
+  }
+
   /// A loop stalled until the end of time: a fixed-rate timer's next grid
   /// point saturates to ``Deadline/distantFuture``, which never comes due, so
   /// it fires once for all its missed ticks, as always, and the pass ends

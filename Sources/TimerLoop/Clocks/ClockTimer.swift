@@ -116,6 +116,14 @@ final class ClockTimer: Sendable {
     }
   }
 
+  /// The period of a ``Repeat/burst(interval:)`` timer, `nil` for any other.
+  var burstInterval: Int64? {
+    state.withLock { state in
+      guard case .burst(let interval) = state.repeats else { return nil }
+      return interval
+    }
+  }
+
   /// Whether a reschedule came during the running call, so that the call's
   /// own next deadline need not be computed (``finish(next:)`` decides).
   var isRescheduled: Bool { state.withLock { $0.isRescheduled } }

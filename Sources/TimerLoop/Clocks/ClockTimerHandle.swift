@@ -61,7 +61,9 @@ public struct ClockTimerHandle: Sendable, Hashable {
   /// clock would read `date` if it is not set meanwhile (the difference of
   /// the two clocks read now); a wall-clock timer follows the wall clock
   /// when it is set, as ever, and a rule or calendar timer then takes its
-  /// next date from its rule again. The loop's wake-up for the clock moves
+  /// next date from its rule again. A ``MissedTickBehavior/burst`` timer
+  /// moved into the past runs once, in the next pass, for the last point of
+  /// its new grid not after now: the ticks before the move were not missed. The loop's wake-up for the clock moves
   /// with the earliest timer, as after a ``cancel()``.
   ///
   /// - Complexity: O(log n) for n timers on the timer's clock; the old date

@@ -50,7 +50,15 @@ final class ClockTimerQueue: Sendable {
   /// ``schedule(_:)`` queues one, after every timer already due then. A
   /// running timer is queued there when its call returns; an ended one
   /// stays ended.
-  func reschedule(_ timer: ClockTimer, to deadline: Int64) {
+  func reschedule(_ timer: ClockTimer, to requested: Int64) {
+    // A burst timer moved into the past is not owed the ticks of its new
+    // grid before now (see MissedTickBehavior.burst).
+    let deadline =
+      if let interval = timer.burstInterval, let host {
+        requested.burstStart(now: host.nanoseconds(on: clock), interval: interval)
+      } else {
+        requested
+      }
     guard let generation = timer.move(to: deadline) else { return }
     // After shutdown the timer was ended, and stays so.
     try? enqueue(timer, at: deadline, generation: generation)

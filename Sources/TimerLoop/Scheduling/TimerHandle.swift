@@ -47,7 +47,10 @@ public struct TimerHandle: Sendable {
 
   /// Moves the timer to `deadline` (on the loop's monotonic clock). A repeating
   /// timer continues from there: a ``MissedTickBehavior/skip`` or
-  /// ``MissedTickBehavior/burst`` one on the grid `deadline + n × interval`. Among timers due at the same deadline, a
+  /// ``MissedTickBehavior/burst`` one on the grid `deadline + n × interval`
+  /// (moved into the past, a burst timer runs once, in the next pass, for the
+  /// last point of that grid not after now: the ticks before the move were
+  /// not missed). Among timers due at the same deadline, a
   /// rescheduled one fires after those already scheduled for it. Does nothing
   /// if the timer has ended.
   ///

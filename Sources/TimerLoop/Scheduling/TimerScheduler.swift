@@ -373,8 +373,21 @@ public final class TimerScheduler: @unchecked Sendable {
     }
     applyRequestsFirst()
     guard let slot = table.pointee.slot(of: id) else { return }
+    let deadline = requestedDeadline(deadline, slot: slot)
     table.pointee.reschedule(slot, to: deadline)
     if deadline < table.pointee.hostWakeBy { hostNeedsPass(by: deadline) }
+  }
+
+  /// Where a move a caller asked for puts the timer in `slot`: `deadline`,
+  /// except that a burst timer moved into the past is not owed the ticks of
+  /// its new grid before now (see ``MissedTickBehavior/burst``), which it
+  /// would call for one per pass. The timer's own re-queue after a call does
+  /// not come here: its missed ticks are owed.
+  private func requestedDeadline(_ deadline: Deadline, slot: UInt32) -> Deadline {
+    guard table.pointee[entry: slot].mode == .burst else { return deadline }
+    return Deadline(
+      uptimeNanoseconds: deadline.uptimeNanoseconds.burstStart(
+        now: now.uptimeNanoseconds, interval: table.pointee[entry: slot].intervalOrTag))
   }
 
   /// Tells the host that work added outside a pass is due at `deadline`,
@@ -568,7 +581,9 @@ public final class TimerScheduler: @unchecked Sendable {
           applied.cancelled.append(body)
         }
       case .reschedule(let id, let deadline):
-        if let slot = table.pointee.slot(of: id) { table.pointee.reschedule(slot, to: deadline) }
+        if let slot = table.pointee.slot(of: id) {
+          table.pointee.reschedule(slot, to: requestedDeadline(deadline, slot: slot))
+        }
       }
     }
     return applied

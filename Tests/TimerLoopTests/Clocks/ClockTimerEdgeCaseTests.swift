@@ -43,6 +43,24 @@ import Testing
     #expect(calls.load(ordering: .relaxed) == 11)
   }
 
+  /// The same instant reached by a move: the burst timer runs once there
+  /// and keeps its moved grid.
+  @Test func aBurstTimerMovedFarBeforeBootDoesNotSpin() throws {
+    let loop = VirtualEventLoop()
+    let epoch = ContinuousClock().systemEpoch
+    let calls = Atomic<Int>(0)
+    let handle = try loop.scheduleRepeating(
+      firstAt: loop.continuousNow.advanced(by: .seconds(5)), every: .seconds(1), missedTicks: .burst
+    ) { handle in
+      if calls.add(1, ordering: .relaxed).newValue == 100 { handle.cancel() }
+    }
+    handle.reschedule(to: epoch.advanced(by: .seconds(-Int64.max)))
+    loop.advanceTime(by: .zero)
+    #expect(calls.load(ordering: .relaxed) == 1)
+    loop.advanceTime(by: .seconds(10))
+    #expect(calls.load(ordering: .relaxed) == 11)
+  }
+
   /// Suspending for the longest amount twice leaves the boot-time clock at
   /// its end instead of wrapping it round before boot.
   @Test func repeatedHugeSuspendsSaturateTheBootTimeClock() throws {
