@@ -23,7 +23,8 @@ import Synchronization
 /// loop.shutdown()
 /// ```
 public final class EpollEventLoop: TimerEventLoop {
-  /// The loop's timer state (``TimerEventLoop/scheduler``); use the methods of ``TimerEventLoop``.
+  /// The loop's timer state (`scheduler`); use the methods of ``TimerEventLoop``.
+  @_documentation(visibility: internal)
   public let scheduler: TimerScheduler
   let selector: Selector
   let lifecycle = Locked(Lifecycle.idle)

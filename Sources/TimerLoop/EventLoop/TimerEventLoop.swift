@@ -3,7 +3,7 @@
 ///
 /// Two loops conform: ``EpollEventLoop`` runs on a real thread over epoll and a
 /// timerfd; ``VirtualEventLoop`` runs on a clock that a test moves. Both share
-/// one ``TimerScheduler``, so they order, cancel and repeat timers identically.
+/// one `TimerScheduler`, so they order, cancel and repeat timers identically.
 ///
 /// Semantics (each is tested on both loops):
 /// - **Thread.** Every closure runs on the loop's thread, one at a time, never
@@ -28,7 +28,11 @@
 /// - **Shutdown.** ``shutdown()`` releases every pending closure; later calls
 ///   that add work throw ``TimerLoopError/shutdown``.
 public protocol TimerEventLoop: AnyObject, Sendable {
-  /// The loop's timer and task state. Opaque: use the methods of ``TimerEventLoop``.
+  /// The loop's timer and task state: the package's loops, and TimerLoopNIO's
+  /// through the scheduler's host interface (`@_spi(TimerLoopHost)`),
+  /// provide it. Not API: code that uses a loop calls the methods of
+  /// ``TimerEventLoop``, and a type of its own cannot conform.
+  @_documentation(visibility: internal)
   var scheduler: TimerScheduler { get }
 
   /// Stops the loop and releases every pending timer and task closure.

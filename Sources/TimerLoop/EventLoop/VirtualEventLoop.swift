@@ -9,7 +9,7 @@ import Synchronization
 /// clocks (``TimerEventLoop/continuousNow``, ``TimerEventLoop/wallClockNow``) move with
 /// it, and also when the test calls ``suspend(for:)`` or ``setWallClock(to:)``.
 ///
-/// It shares ``TimerScheduler`` with ``EpollEventLoop``, so ordering, cancel,
+/// It shares `TimerScheduler` with ``EpollEventLoop``, so ordering, cancel,
 /// repeat and bad-input rules are the real loop's, with no sleeping and no
 /// flakiness. Modelled on SwiftNIO's `EmbeddedEventLoop.advanceTime(by:)`.
 ///
@@ -26,7 +26,8 @@ import Synchronization
 /// Scheduling and cancelling from other threads is safe, as on any loop; such
 /// calls take effect when the loop next runs.
 public final class VirtualEventLoop: TimerEventLoop {
-  /// The loop's timer state (``TimerEventLoop/scheduler``); use the methods of ``TimerEventLoop``.
+  /// The loop's timer state (`scheduler`); use the methods of ``TimerEventLoop``.
+  @_documentation(visibility: internal)
   public let scheduler: TimerScheduler
   private let clock: VirtualClock
   /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.

@@ -5,7 +5,7 @@ import Synchronization
 /// The timer and task state of one loop, and every operation on it: the one
 /// implementation shared by ``EpollEventLoop`` and ``VirtualEventLoop``, which
 /// differ only in where "now" comes from and how they wait. You never create
-/// one; reach it through ``TimerEventLoop/scheduler``.
+/// one; reach it through `scheduler`.
 ///
 /// Ground rules:
 /// - The timer table (`TimerTable`) belongs to the loop's thread. Calls made
@@ -42,6 +42,7 @@ import Synchronization
 ///   Jobs of Swift concurrency are the exception: they cannot be refused
 ///   without leaking their task, so they move to a fallback queue (see
 ///   `TimerScheduler+Jobs.swift`).
+@_documentation(visibility: internal)
 public final class TimerScheduler: @unchecked Sendable {
   // @unchecked: `table` is confined to the loop thread as described above;
   // everything else is locked, atomic or immutable.

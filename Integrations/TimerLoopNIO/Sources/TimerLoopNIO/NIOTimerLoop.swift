@@ -67,6 +67,7 @@ import NIOEmbedded
 public final class NIOTimerLoop: TimerEventLoop {
   /// The loop's timer state (`TimerEventLoop.scheduler`); use the
   /// methods of `TimerEventLoop`.
+  @_documentation(visibility: internal)
   public let scheduler: TimerScheduler
   /// The NIO loop whose thread runs this loop's closures.
   public let eventLoop: any EventLoop
