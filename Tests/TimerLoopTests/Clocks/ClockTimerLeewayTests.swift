@@ -34,11 +34,11 @@ import Testing
       case .wall: try loop.schedule(at: loop.wallClockNow.addingTimeInterval(seconds)) {}
       }
     }
-    try schedule(100)
+    _ = try schedule(100)
     #expect(try armedIn(loop) > 99.6)
-    try schedule(99.5)
+    _ = try schedule(99.5)
     #expect(try armedIn(loop) > 99.6, "re-armed for a deadline within the leeway")
-    try schedule(98)
+    _ = try schedule(98)
     let armed = try armedIn(loop)
     #expect(armed < 98.1 && armed > 97, "not armed for a deadline beyond the leeway")
   }
