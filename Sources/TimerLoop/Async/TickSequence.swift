@@ -23,6 +23,11 @@
 ///   Apple's `Timer` and swift-async-algorithms' `AsyncTimerSequence` do;
 ///   ``TimerEventLoop/ticks(startingAt:every:tolerance:missedTicks:)`` is
 ///   tokio's `interval_at`.
+/// - Under ``MissedTickBehavior/burst``, the grid points before iteration
+///   begins are not missed ticks: a first grid point already past starts the
+///   iteration at the last point of its grid not after then, where tokio
+///   would yield every one at once (from a start long past, a consumer that
+///   never suspends).
 /// - ``MissedTickBehavior/skip`` is the default (tokio's is `Burst`), as
 ///   Apple's `Timer` keeps to its grid.
 /// - A tick due with a tolerance is due at its delayed deadline (see
@@ -62,9 +67,15 @@ public struct TickSequence: AsyncSequence, Sendable {
   }
 
   /// Starts an iteration: its first tick is the sequence's first grid
-  /// point, or, if it has none, one interval from the loop's current time.
+  /// point (under ``MissedTickBehavior/burst``, if that has passed, the
+  /// last point of its grid not after the loop's current time), or, if it
+  /// has none, one interval from the loop's current time.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(sequence: self, nextTick: first ?? loop.now + interval)
+    guard let first else { return Iterator(sequence: self, nextTick: loop.now + interval) }
+    guard missedTicks == .burst else { return Iterator(sequence: self, nextTick: first) }
+    let start = first.uptimeNanoseconds.burstStart(
+      now: loop.now.uptimeNanoseconds, interval: interval.nanoseconds)
+    return Iterator(sequence: self, nextTick: Deadline(uptimeNanoseconds: start))
   }
 
   /// Produces the ticks of one iteration; see ``TickSequence``.
@@ -184,7 +195,10 @@ extension TimerEventLoop {
   /// A `first` that has passed is delivered at once; if it passed more than
   /// 5 ms before, it is a missed tick, so `missedTicks` sets the next one
   /// (under ``MissedTickBehavior/skip``, the first grid point after now),
-  /// as tokio's `interval_at` with a past start does.
+  /// as tokio's `interval_at` with a past start does. Under
+  /// ``MissedTickBehavior/burst`` the points before iteration begins are not
+  /// missed: the first tick is the last grid point not after then, not
+  /// `first` and every point since (as for a repeating timer).
   ///
   /// - Parameters:
   ///   - first: the first tick's grid point; ``Deadline/distantFuture``

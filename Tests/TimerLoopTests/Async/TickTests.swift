@@ -195,4 +195,22 @@ import Testing
         after: Deadline(uptimeNanoseconds: .max - 1), from: origin, every: .seconds(1))
         == .distantFuture)
   }
+
+  /// A first grid point before iteration began, under `.burst`: the ticks
+  /// before then were not missed, so iteration starts at the last grid point
+  /// not after now. It started at `first` and yielded every point since at
+  /// once, without suspending: from ``Deadline/distantPast`` on a machine up
+  /// 30 days, 2.6 × 10^9 ticks of 1 ms, a consumer spinning for days.
+  @Test func aBurstSequenceStartingInThePastBeginsAtItsLastGridPoint() async {
+    let up30Days = Deadline.distantPast + .seconds(30 * 86_400)
+    let loop = VirtualEventLoop(start: up30Days + .microseconds(500))
+    defer { loop.shutdown() }
+    var longAgo = loop.ticks(startingAt: .distantPast, every: .milliseconds(1), missedTicks: .burst)
+      .makeAsyncIterator()
+    #expect(await longAgo.next() == up30Days)
+    var recently = loop.ticks(
+      startingAt: loop.now - .milliseconds(35), every: .milliseconds(10), missedTicks: .burst
+    ).makeAsyncIterator()
+    #expect(await recently.next() == loop.now - .milliseconds(5))
+  }
 }
