@@ -12,6 +12,14 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
   /// of ``TimerEventLoop/withTimeout(_:isolation:operation:)``) passed before
   /// the operation finished; the operation was cancelled.
   case timedOut
+  /// The loop has no timers on the boot-time or wall clock (a `Date`, a
+  /// `ContinuousClock.Instant`, a calendar rule, a wall-clock grid,
+  /// ``TimerEventLoop/onWallClockSet(_:)``, or a sleep until one of those):
+  /// only ``EpollEventLoop`` and ``VirtualEventLoop`` host them, with their
+  /// timerfds or virtual clocks. TimerLoopNIO's `NIOTimerLoop` has monotonic
+  /// timers only. Thrown before anything else is checked, so it does not
+  /// depend on the loop's state.
+  case unsupportedClock
 
   /// A one-line explanation for logs.
   public var description: String {
@@ -20,6 +28,7 @@ public enum TimerLoopError: Error, Hashable, Sendable, CustomStringConvertible {
     case .shutdown: "the event loop has been shut down"
     case .wrongThread: "this call must be made on the event loop's own thread"
     case .timedOut: "the operation did not finish before its deadline and was cancelled"
+    case .unsupportedClock: "this event loop has no boot-time or wall-clock timers"
     }
   }
 }

@@ -53,7 +53,9 @@ public struct EventLoopContinuousClock: Clock {
   ///     grid). It only ever delays, by less than `tolerance`; `nil` or under
   ///     2 ns leaves the instant as it is. The loop's own leeway comes on top.
   /// - Throws: `CancellationError` if the task is cancelled (the timer is
-  ///   cancelled at once), ``TimerLoopError/shutdown`` if the loop shuts down.
+  ///   cancelled at once), ``TimerLoopError/shutdown`` if the loop shuts down,
+  ///   ``TimerLoopError/unsupportedClock`` at once on a loop that has no
+  ///   boot-time timers (TimerLoopNIO's `NIOTimerLoop`).
   public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration? = nil)
     async throws
   {

@@ -56,8 +56,13 @@ final class Sleep<Timer: SleepTimer>: Sendable {
     // A cancellation before this point found no continuation to resume.
     if Task.isCancelled { return finish(throwing: CancellationError()) }
     let handle: Timer
+    // Held until `arm` has returned or its error has finished the sleep: a
+    // failing `arm` releases its closure, and the alarm's release alone
+    // would end the sleep with `shutdown` instead of the error thrown.
+    let alarm = Alarm(self)
+    defer { withExtendedLifetime(alarm) {} }
     do {
-      handle = try arm { [alarm = Alarm(self)] in alarm.ring() }
+      handle = try arm { [alarm] in alarm.ring() }
     } catch {
       return finish(throwing: error)
     }

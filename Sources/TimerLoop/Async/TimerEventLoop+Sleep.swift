@@ -45,7 +45,9 @@ extension TimerEventLoop {
   ///   during the sleep: the timer is cancelled at once and the task resumes
   ///   without waiting for `instant`. ``TimerLoopError/shutdown`` if the loop
   ///   is shut down before `instant`, or was already: the task resumes when
-  ///   the loop releases the timer. Exactly one of these outcomes, or the
+  ///   the loop releases the timer. ``TimerLoopError/unsupportedClock`` at
+  ///   once on a loop that has no boot-time timers (TimerLoopNIO's
+  ///   `NIOTimerLoop`). Exactly one of these outcomes, or the
   ///   return, ends each call. It counts in ``sleepingTaskCount`` as the
   ///   monotonic sleeps do.
   public func sleep(until instant: ContinuousClock.Instant) async throws {
@@ -111,7 +113,9 @@ extension TimerEventLoop {
   ///
   /// - Throws: `CancellationError` when the task is cancelled, before or
   ///   during the sleep (the timer is cancelled at once);
-  ///   ``TimerLoopError/shutdown`` if the loop is, or gets, shut down first.
+  ///   ``TimerLoopError/shutdown`` if the loop is, or gets, shut down first;
+  ///   ``TimerLoopError/unsupportedClock`` at once on a loop that has no
+  ///   wall-clock timers (TimerLoopNIO's `NIOTimerLoop`).
   ///   Exactly one of these outcomes, or the return, ends each call.
   @_disfavoredOverload
   public func sleep(until date: Date) async throws {

@@ -86,13 +86,18 @@ extension TimerEventLoop {
   /// operation that ignores cancellation are as for the monotonic form.
   ///
   /// - Throws: ``TimerLoopError/timedOut``, what `operation` throws, or
-  ///   ``TimerLoopError/shutdown``, as the monotonic form does.
+  ///   ``TimerLoopError/shutdown``, as the monotonic form does;
+  ///   ``TimerLoopError/unsupportedClock`` at once, without calling
+  ///   `operation`, on a loop that has no boot-time timers (TimerLoopNIO's
+  ///   `NIOTimerLoop`).
   public func withDeadline<Value>(
     _ instant: ContinuousClock.Instant,
     isolation: isolated (any Actor)? = #isolation,
     operation: () async throws -> sending Value
   ) async throws -> sending Value {
-    try await race(isolation: isolation, operation: operation) { alarm throws(TimerLoopError) in
+    _ = try clockHost
+    return try await race(isolation: isolation, operation: operation) {
+      alarm throws(TimerLoopError) in
       try self.schedule(at: instant, alarm)
     }
   }

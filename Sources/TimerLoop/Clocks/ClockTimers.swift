@@ -1,3 +1,5 @@
+import CShims
+
 /// The boot-time and wall-clock timer queues of one loop, kept as a
 /// ``LoopAttachment`` so that a shutdown ends their timers. Neither exists,
 /// and the loop has no descriptor for it, until a timer on that clock is
@@ -48,21 +50,34 @@ extension ClockTimerHost {
 }
 
 extension TimerEventLoop {
-  /// The loop as the host of its boot-time and wall-clock timers. Every loop
-  /// this module makes is one; a type outside it cannot make a scheduler.
+  /// The loop as the host of its boot-time and wall-clock timers: every loop
+  /// this module makes. A host outside it (TimerLoopNIO's) has monotonic
+  /// timers only, and its clock-timer calls throw
+  /// ``TimerLoopError/unsupportedClock``.
   var clockHost: any ClockTimerHost {
-    guard let host = self as? any ClockTimerHost else {
-      preconditionFailure("\(type(of: self)) cannot run boot-time or wall-clock timers")
+    get throws(TimerLoopError) {
+      guard let host = self as? any ClockTimerHost else { throw .unsupportedClock }
+      return host
     }
-    return host
+  }
+
+  /// `clock`'s reading now: the loop's (virtual on a ``VirtualEventLoop``),
+  /// or the system's on a loop without clock timers, whose readers
+  /// (``continuousNow``, ``wallClockNow``) cannot throw. Any thread.
+  func reading(of clock: TimerClock) -> Int64 {
+    guard let host = self as? any ClockTimerHost else {
+      return CShims_clock_gettime_ns(clock.clockID)
+    }
+    return host.nanoseconds(on: clock)
   }
 
   /// Schedules a timer on `clock` at `deadline` (nanoseconds on it).
   func scheduleClockTimer(
     on clock: TimerClock, at deadline: Int64, repeats: ClockTimer.Repeat, body: ClockTimer.Body
   ) throws(TimerLoopError) -> ClockTimerHandle {
+    let host = try clockHost
     guard !scheduler.isShutdown else { throw .shutdown }
-    let queue = try clockHost.clockTimers.queue(clock)
+    let queue = try host.clockTimers.queue(clock)
     let timer = ClockTimer(repeats: repeats, body: body, deadline: deadline, queue: queue)
     try queue.schedule(timer)
     return ClockTimerHandle(timer: timer)

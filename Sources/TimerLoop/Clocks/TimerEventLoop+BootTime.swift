@@ -17,10 +17,12 @@ extension TimerEventLoop {
   /// The loop's boot-time clock now: `ContinuousClock.now` on an
   /// ``EpollEventLoop`` (both read `CLOCK_BOOTTIME`); on a
   /// ``VirtualEventLoop``, its virtual monotonic time plus the time
-  /// ``VirtualEventLoop/suspend(for:)`` simulated. Any thread; O(1), one
+  /// ``VirtualEventLoop/suspend(for:)`` simulated; on a loop that has no
+  /// boot-time timers (TimerLoopNIO's `NIOTimerLoop`), the system's
+  /// `CLOCK_BOOTTIME`, whatever the loop's own time. Any thread; O(1), one
   /// clock read.
   public var continuousNow: ContinuousClock.Instant {
-    ContinuousClock.Instant(bootNanoseconds: clockHost.nanoseconds(on: .boot))
+    ContinuousClock.Instant(bootNanoseconds: reading(of: .boot))
   }
 
   /// Runs `body` once on the loop's thread when the boot-time clock reaches
@@ -41,8 +43,10 @@ extension TimerEventLoop {
   /// Cancel it with ``ClockTimerHandle/cancel()``: exact from any thread.
   ///
   /// - Returns: a handle that cancels the timer.
-  /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is
-  ///   released. Also when, called on the loop's thread, opening or arming
+  /// - Throws: ``TimerLoopError/unsupportedClock`` on a loop that has no
+  ///   boot-time timers (TimerLoopNIO's `NIOTimerLoop`), whatever its state;
+  ///   ``TimerLoopError/shutdown`` after shutdown. Either way `body` is
+  ///   released and nothing is scheduled. Also ``TimerLoopError/shutdown`` when, called on the loop's thread, opening or arming
   ///   the boot-time timerfd fails (`timerfd_create`, `epoll_ctl`,
   ///   `timerfd_settime`): the loop then shuts down, as for any failing
   ///   system call of the loop, and ``EpollEventLoop/terminationError`` says
@@ -78,7 +82,7 @@ extension TimerEventLoop {
   ///   - body: runs on the loop thread with the timer's handle, which can
   ///     cancel it.
   /// - Returns: a handle that cancels the timer.
-  /// - Throws: ``TimerLoopError/shutdown`` as
+  /// - Throws: ``TimerLoopError/unsupportedClock`` or ``TimerLoopError/shutdown`` as
   ///   ``schedule(at:_:)-(ContinuousClock.Instant,_)`` does; `body` is released.
   /// - Complexity: O(log n) per schedule and per call, for n timers on this clock.
   @discardableResult
@@ -96,7 +100,7 @@ extension TimerEventLoop {
       }
     let start =
       missedTicks == .burst
-      ? first.bootNanoseconds.burstStart(now: clockHost.nanoseconds(on: .boot), interval: period)
+      ? first.bootNanoseconds.burstStart(now: reading(of: .boot), interval: period)
       : first.bootNanoseconds
     return try scheduleClockTimer(on: .boot, at: start, repeats: repeats, body: .repeating(body))
   }

@@ -44,7 +44,8 @@ extension TimerEventLoop {
   ///     this call was due (the occurrence it runs for, however late).
   /// - Returns: a handle that cancels the timer (``ClockTimerHandle/cancel()``:
   ///   exact from any thread); invalid once `nextDate` returned `nil`.
-  /// - Throws: ``TimerLoopError/shutdown`` as ``schedule(at:_:)-(Date,_)``
+  /// - Throws: ``TimerLoopError/unsupportedClock`` or ``TimerLoopError/shutdown``
+  ///   as ``schedule(at:_:)-(Date,_)``
   ///   does; `body` and `nextDate` are released.
   /// - Complexity: O(log n) per schedule and per call, for n timers on the
   ///   wall clock, plus the rule's own cost; O(n) when the clock is set.
@@ -90,7 +91,8 @@ extension TimerEventLoop {
   ///     this call was due (the occurrence it runs for, however late).
   /// - Returns: a handle that cancels the timer; already invalid if no date
   ///   matches `components` (the timer is then never scheduled).
-  /// - Throws: ``TimerLoopError/shutdown`` as ``schedule(at:_:)-(Date,_)``
+  /// - Throws: ``TimerLoopError/unsupportedClock`` or ``TimerLoopError/shutdown``
+  ///   as ``schedule(at:_:)-(Date,_)``
   ///   does; `body` is released.
   /// - Complexity: that of ``scheduleRepeating(firstAt:nextDate:_:)`` plus a
   ///   `Calendar.nextDate` search per date.
@@ -106,6 +108,7 @@ extension TimerEventLoop {
         after: date, matching: components, matchingPolicy: matchingPolicy,
         repeatedTimePolicy: repeatedTimePolicy)
     }
+    _ = try clockHost
     let first = rule(wallClockNow)
     guard !scheduler.isShutdown else { throw .shutdown }
     guard let first else { return ClockTimerHandle(timer: .ended) }

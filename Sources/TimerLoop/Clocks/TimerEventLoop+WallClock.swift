@@ -29,8 +29,9 @@ extension TimerEventLoop {
   /// `Date(timeIntervalSinceNow:)` mean what they mean on a real loop), moves
   /// with its virtual monotonic clock, and is set by
   /// ``VirtualEventLoop/setWallClock(to:)`` (call it first for a fixed start:
-  /// a test of dates should not depend on the day it runs). Any thread; O(1),
-  /// one clock read.
+  /// a test of dates should not depend on the day it runs); on a loop that
+  /// has no wall-clock timers (TimerLoopNIO's `NIOTimerLoop`), the system's,
+  /// whatever the loop's own time. Any thread; O(1), one clock read.
   public var wallClockNow: Date {
     Date(wallNanoseconds: wallClockNanoseconds)
   }
@@ -38,7 +39,7 @@ extension TimerEventLoop {
   /// ``wallClockNow`` in nanoseconds since 1970, exact (a `Date` is not):
   /// for BlockTimers, which keeps wall-clock deadlines in these units.
   package var wallClockNanoseconds: Int64 {
-    clockHost.nanoseconds(on: .wall)
+    reading(of: .wall)
   }
 
   /// Runs `body` once on the loop's thread when the wall clock reaches
@@ -70,7 +71,9 @@ extension TimerEventLoop {
   /// Cancel it with ``ClockTimerHandle/cancel()``: exact from any thread.
   ///
   /// - Returns: a handle that cancels the timer.
-  /// - Throws: ``TimerLoopError/shutdown`` after shutdown, or when opening
+  /// - Throws: ``TimerLoopError/unsupportedClock`` on a loop that has no
+  ///   wall-clock timers (TimerLoopNIO's `NIOTimerLoop`), whatever its
+  ///   state; ``TimerLoopError/shutdown`` after shutdown, or when opening
   ///   or arming the wall-clock timerfd fails on the loop's thread, as
   ///   ``schedule(at:_:)-(ContinuousClock.Instant,_)`` describes; `body` is
   ///   released.
@@ -113,7 +116,8 @@ extension TimerEventLoop {
   /// - Returns: a handle that cancels the callback (``ClockTimerHandle/cancel()``:
   ///   exact from any thread). It has no date: ``ClockTimerHandle/fireDate``
   ///   is `nil`, and ``ClockTimerHandle/reschedule(to:)-(Date)`` does nothing.
-  /// - Throws: ``TimerLoopError/shutdown`` as ``schedule(at:_:)-(Date,_)``
+  /// - Throws: ``TimerLoopError/unsupportedClock`` or ``TimerLoopError/shutdown``
+  ///   as ``schedule(at:_:)-(Date,_)``
   ///   does; `body` is released. A shutdown ends the callback.
   /// - Complexity: O(1) to add; each report costs O(k) for k callbacks, on
   ///   top of the O(n) re-evaluation of n wall-clock timers.
@@ -121,8 +125,9 @@ extension TimerEventLoop {
   public func onWallClockSet(
     _ body: @escaping @Sendable (ClockTimerHandle) -> Void
   ) throws(TimerLoopError) -> ClockTimerHandle {
+    let host = try clockHost
     guard !scheduler.isShutdown else { throw .shutdown }
-    let queue = try clockHost.clockTimers.queue(.wall)
+    let queue = try host.clockTimers.queue(.wall)
     let timer = ClockTimer(repeats: .clockSet, body: .repeating(body), deadline: .max, queue: queue)
     try queue.observe(timer)
     return ClockTimerHandle(timer: timer)

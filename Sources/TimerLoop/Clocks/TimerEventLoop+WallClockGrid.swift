@@ -35,7 +35,8 @@ extension TimerEventLoop {
   ///     timer goes on at the grid's next point).
   /// - Returns: a handle that cancels the timer (``ClockTimerHandle/cancel()``:
   ///   exact from any thread).
-  /// - Throws: ``TimerLoopError/shutdown`` as ``schedule(at:_:)-(Date,_)``
+  /// - Throws: ``TimerLoopError/unsupportedClock`` or ``TimerLoopError/shutdown``
+  ///   as ``schedule(at:_:)-(Date,_)``
   ///   does; `body` is released.
   /// - Complexity: O(log n) per call, for n timers on the wall clock.
   @discardableResult

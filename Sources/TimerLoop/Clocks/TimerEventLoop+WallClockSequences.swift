@@ -20,7 +20,8 @@ extension TimerEventLoop {
   /// that falls behind gets the latest occurrence it missed, not each one
   /// (as tokio's `MissedTickBehavior::Skip`). The sequence ends when no date
   /// matches any more, or when the loop shuts down (also at once, for a
-  /// loop already shut down); when the consuming task is cancelled (`next()`
+  /// loop already shut down, and for one that has no wall-clock timers,
+  /// such as TimerLoopNIO's `NIOTimerLoop`: it is then empty); when the consuming task is cancelled (`next()`
   /// returns `nil`) or the sequence is released, its timer is cancelled.
   /// Iterate it once: it is an `AsyncStream`, with one consumer.
   ///

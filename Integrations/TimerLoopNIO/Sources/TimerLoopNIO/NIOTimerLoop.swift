@@ -60,10 +60,11 @@ import NIOEmbedded
 /// call's request is then released by the shutdown.
 ///
 /// **Not here.** Boot-time and wall-clock timers (`ContinuousClock.Instant`,
-/// `Date` and calendar schedules, `continuousNow`, `wallClockNow`) need the
-/// epoll loop's timerfds; this loop has monotonic timers only, and those
-/// calls stop the program with a message saying so. It is not a Swift concurrency executor: tasks
-/// use NIO's executors.
+/// `Date` and calendar schedules, wall-clock grids) need the
+/// epoll loop's timerfds; this loop has monotonic timers only. Those calls
+/// throw `TimerLoopError.unsupportedClock`, schedule nothing and release
+/// their closure; `continuousNow` and `wallClockNow` read the system's
+/// clocks. It is not a Swift concurrency executor: tasks use NIO's executors.
 public final class NIOTimerLoop: TimerEventLoop {
   /// The loop's timer state (`TimerEventLoop.scheduler`); use the
   /// methods of `TimerEventLoop`.
