@@ -8,6 +8,9 @@ let package = Package(
     .library(name: "BlockTimers", targets: ["BlockTimers"]),
     .executable(name: "timerloop-bench", targets: ["timerloop-bench"]),
     .executable(name: "keepalive-server", targets: ["keepalive-server"]),
+    // For the benchmarks of this repository's packages (TimerLoopNIO's): a
+    // process-wide allocation counter that interposes malloc. Not API.
+    .library(name: "CAllocationCounter", targets: ["CAllocationCounter"]),
   ],
   targets: [
     .target(

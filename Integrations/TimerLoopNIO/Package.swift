@@ -16,7 +16,9 @@ let nio: Package.Dependency =
 let package = Package(
   name: "TimerLoopNIO",
   products: [
-    .library(name: "TimerLoopNIO", targets: ["TimerLoopNIO"])
+    .library(name: "TimerLoopNIO", targets: ["TimerLoopNIO"]),
+    .executable(name: "nio-keepalive-server", targets: ["nio-keepalive-server"]),
+    .executable(name: "timerloop-nio-bench", targets: ["timerloop-nio-bench"]),
   ],
   dependencies: [
     .package(name: "TimerLoop", path: "../.."),
@@ -33,10 +35,32 @@ let package = Package(
         .product(name: "NIOEmbedded", package: "swift-nio"),
       ]
     ),
+    // The example server: keepalive-server on ServerBootstrap (README.md).
+    .executableTarget(
+      name: "nio-keepalive-server",
+      dependencies: [
+        "TimerLoopNIO",
+        .product(name: "TimerLoop", package: "TimerLoop"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
+    ),
+    // NIO's timers against TimerLoop's on an NIO loop thread (README.md).
+    .executableTarget(
+      name: "timerloop-nio-bench",
+      dependencies: [
+        "TimerLoopNIO",
+        .product(name: "TimerLoop", package: "TimerLoop"),
+        .product(name: "CAllocationCounter", package: "TimerLoop"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
+    ),
     .testTarget(
       name: "TimerLoopNIOTests",
       dependencies: [
         "TimerLoopNIO",
+        "nio-keepalive-server",
         .product(name: "TimerLoop", package: "TimerLoop"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
