@@ -54,7 +54,7 @@ enum SoakWorkload {
         run.second += 1
         let rss = ProcessStats.residentBytes()
         sink.emit("rss_bytes_t\(run.second)", rss, "bytes")
-        sink.emit("live_t\(run.second)", loop.liveTimerCount ?? -1, "timers")
+        sink.emit("live_t\(run.second)", loop.liveTimerCount, "timers")
         if run.second == warmUp { run.warmRSS = rss }
         if run.second > warmUp { run.peakRSS = max(run.peakRSS, rss) }
         if run.second == total { loop.shutdown() }

@@ -50,12 +50,22 @@ extension TimerEventLoop {
 
   /// How many timers are scheduled and have not ended (one-shots not yet
   /// fired, repeating timers not cancelled, kept handler timers not
-  /// invalidated, armed or not), read on the loop thread; `nil`
-  /// elsewhere, where the loop's table cannot be read without racing it. O(1).
+  /// invalidated, armed or not). Any thread; O(1).
+  ///
+  /// On the loop thread the count is exact: requests other threads made
+  /// before the read (schedules, cancels) are applied first. On any other
+  /// thread, where the loop's table cannot be read without racing it, it is
+  /// the count the loop published at the end of its latest pass, as
+  /// ``EventLoopStats/liveTimers`` (0 before the first pass). Changes made
+  /// since (requests not yet applied, timers scheduled or ended on the loop
+  /// thread after that pass) show in the next pass's count. One relaxed
+  /// atomic load; the
+  /// loop publishes the count once per pass whether or not anyone reads it.
+  ///
   /// Monotonic timers only: boot-time and wall-clock timers live in queues
   /// of their own (on a ``VirtualEventLoop`` a pending one adds the one
   /// monotonic timer that wakes its queue).
-  public var liveTimerCount: Int? { scheduler.liveTimerCount }
+  public var liveTimerCount: Int { scheduler.liveTimerCount }
 
   /// Runs `task` on the loop's thread in its next pass, after the tasks
   /// queued before it. From another thread, wakes the loop (one eventfd

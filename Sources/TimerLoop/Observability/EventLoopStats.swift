@@ -65,6 +65,9 @@ final class LoopCounters: Sendable {
     }
   }
 
+  /// ``EventLoopStats/liveTimers`` alone. Any thread.
+  var publishedLiveTimers: Int { liveTimers.load(ordering: .relaxed) }
+
   func snapshot() -> EventLoopStats {
     EventLoopStats(
       passes: passes.load(ordering: .relaxed), wakeUps: wakeUps.load(ordering: .relaxed),

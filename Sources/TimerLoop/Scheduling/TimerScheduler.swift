@@ -409,10 +409,11 @@ public final class TimerScheduler: @unchecked Sendable {
     return table.pointee.queue.deadline(of: slot)
   }
 
-  /// Timers scheduled and not ended, on the loop thread, counting the
-  /// requests made before the read; `nil` elsewhere.
-  var liveTimerCount: Int? {
-    guard inLoopThread else { return nil }
+  /// Timers scheduled and not ended: on the loop thread, exact, counting
+  /// the requests made before the read; elsewhere, the count the loop
+  /// published at the end of its latest pass.
+  var liveTimerCount: Int {
+    guard inLoopThread else { return counters.publishedLiveTimers }
     applyRequestsFirst()
     return liveTimers
   }

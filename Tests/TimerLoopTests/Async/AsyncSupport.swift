@@ -7,7 +7,7 @@ import Testing
 /// The loop's live timer count, read on its thread (a virtual loop first runs
 /// what is due now, which applies requests sent from other threads).
 func liveTimers(_ loop: any TimerEventLoop) throws -> Int {
-  try onLoop(loop) { loop.liveTimerCount! }
+  try onLoop(loop) { loop.liveTimerCount }
 }
 
 extension Result {
