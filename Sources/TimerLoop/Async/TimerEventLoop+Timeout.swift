@@ -159,11 +159,12 @@ extension TimerEventLoop {
         group.addTask(executorPreference: onVirtualTime) { () async -> Outcome? in
           let result: Outcome
           do {
-            result = .success(Handover(try await Self.call(handover.value, isolatedTo: isolation)))
+            result = .success(
+              Handover(
+                try await Self.call(handover.value, isolatedTo: isolation, verdict: verdict)))
           } catch {
             result = .failure(error)
           }
-          verdict.decide(.operationEnded)
           return result
         }
         var operationOutcome: Outcome?
@@ -181,12 +182,16 @@ extension TimerEventLoop {
     return try outcome.get().value
   }
 
-  /// Calls `operation` on `isolation`'s executor: the call hops there
-  /// because the parameter is `isolated`.
+  /// Calls `operation` on `isolation`'s executor (the call hops there
+  /// because the parameter is `isolated`) and gives the operation's verdict
+  /// there as it ends, before hopping back: on virtual time, at the instant
+  /// it ended, whatever executor the hop back finds.
   private static func call<Value>(
-    _ operation: () async throws -> sending Value, isolatedTo isolation: isolated (any Actor)?
+    _ operation: () async throws -> sending Value, isolatedTo isolation: isolated (any Actor)?,
+    verdict: TimeoutVerdict
   ) async throws -> sending Value {
-    try await operation()
+    defer { verdict.decide(.operationEnded) }
+    return try await operation()
   }
 }
 
