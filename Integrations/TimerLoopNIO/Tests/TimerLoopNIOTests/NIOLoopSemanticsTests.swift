@@ -121,8 +121,8 @@ import TimerLoopNIO
     let watched = WeakReference(canary!)
     let target = Mutex(Deadline.distantFuture)
     let (cancelled, moved) = try harness.onLoop { [canary] in
-      let cancelled = try timers.schedule(after: .milliseconds(5)) { withExtendedLifetime(canary) {} }
-      let moved = try timers.schedule(after: .milliseconds(5)) {
+      let cancelled = try timers.schedule(after: .seconds(10)) { withExtendedLifetime(canary) {} }
+      let moved = try timers.schedule(after: .seconds(10)) {
         log.append(timers.now >= target.withLock { $0 } ? "moved" : "early")
       }
       return (cancelled, moved)
