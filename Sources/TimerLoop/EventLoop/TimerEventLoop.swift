@@ -1,11 +1,13 @@
 /// A loop that runs closures, now (``execute(_:)``) or at a deadline
 /// (`schedule`), one at a time on its own thread.
 ///
-/// Two loops conform: ``EpollEventLoop`` runs on a real thread over epoll and a
-/// timerfd; ``VirtualEventLoop`` runs on a clock that a test moves. Both share
-/// one `TimerScheduler`, so they order, cancel and repeat timers identically.
+/// This package's two loops conform: ``EpollEventLoop`` runs on a real thread
+/// over epoll and a timerfd; ``VirtualEventLoop`` runs on a clock that a test
+/// moves. The TimerLoopNIO package adds a third, hosted on a SwiftNIO event
+/// loop's thread. All share one scheduler, so they order, cancel and repeat
+/// timers identically; a type of your own cannot conform.
 ///
-/// Semantics (each is tested on both loops):
+/// Semantics (each is tested on every loop):
 /// - **Thread.** Every closure runs on the loop's thread, one at a time, never
 ///   re-entered. Scheduling, cancelling and rescheduling are safe from any thread.
 /// - **Never early.** A timer never fires before its deadline on the monotonic
