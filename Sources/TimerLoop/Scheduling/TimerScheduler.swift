@@ -347,23 +347,31 @@ public final class TimerScheduler: @unchecked Sendable {
     stop(id, invalidating: true)
   }
 
+  /// Inlined into `cancel` and `invalidate`, each with its own constant
+  /// `invalidating`: the loop thread's path is then one call with no branch
+  /// on it.
+  @inline(__always)
   private func stop(_ id: TimerID, invalidating: Bool) {
-    guard inLoopThread else {
-      // Refused after shutdown, or dropped by a shutdown (one its own failed
-      // wake-up started, too): the loop then admits no timer (see `fire`),
-      // but may already be in the window, committed, so this waits either way.
-      try? send(invalidating ? .invalidate(id) : .cancel(id))
-      var spins = 0
-      while admitting.load(ordering: .sequentiallyConsistent) {
-        spins += 1
-        if spins % 64 == 0 { sched_yield() }  // the loop thread was preempted in the window
-      }
-      return
-    }
+    guard inLoopThread else { return request(stopping: id, invalidating: invalidating) }
     applyRequestsFirst()
     guard let slot = table.pointee.slot(of: id) else { return }
     // The body is released here, after the table change.
     _ = invalidating ? table.pointee.free(slot) : table.pointee.cancel(slot)
+  }
+
+  /// ``stop(_:invalidating:)`` from another thread: a request, then the wait
+  /// for the admission window (see `admitting`).
+  @inline(never)
+  private func request(stopping id: TimerID, invalidating: Bool) {
+    // Refused after shutdown, or dropped by a shutdown (one its own failed
+    // wake-up started, too): the loop then admits no timer (see `fire`),
+    // but may already be in the window, committed, so this waits either way.
+    try? send(invalidating ? .invalidate(id) : .cancel(id))
+    var spins = 0
+    while admitting.load(ordering: .sequentiallyConsistent) {
+      spins += 1
+      if spins % 64 == 0 { sched_yield() }  // the loop thread was preempted in the window
+    }
   }
 
   @usableFromInline

@@ -57,7 +57,7 @@ struct TimerTable: ~Copyable {
       slot = reused
       generation = self[entry: slot].generation
       firstFree = self[entry: slot].nextFree
-      freeCount -= 1
+      freeCount &-= 1
       self[entry: slot] = TimerEntry(
         body: consume body, phase: phase, mode: mode, generation: generation,
         intervalOrTag: intervalOrTag)
@@ -123,17 +123,20 @@ struct TimerTable: ~Copyable {
   /// id would cost bytes in every handle and every row.
   mutating func free(_ slot: UInt32) -> TimerBody? {
     queue.remove(slot: slot)
-    let body = self[entry: slot].body
+    // Moved out and the fields set one by one: a new entry assigned whole
+    // destroys the old one through an outlined call. `insert` sets every
+    // field again, so the mode and flags of a free entry are left as they were.
+    let body = self[entry: slot].body.take()
     let generation = self[entry: slot].generation
-    let hadTicket = self[entry: slot].hasTicket
-    self[entry: slot] = TimerEntry(generation: generation &+ 1)
-    if hadTicket && tickets.timerEnded() { sweepTickets() }
+    self[entry: slot].phase = .free
+    self[entry: slot].generation = generation &+ 1
+    if self[entry: slot].hasTicket && tickets.timerEnded() { sweepTickets() }
     if generation < TimerID.lastGeneration {
       self[entry: slot].nextFree = firstFree
       firstFree = slot
-      freeCount += 1
+      freeCount &+= 1
     } else {
-      retiredSlotCount += 1
+      retiredSlotCount &+= 1
     }
     return body
   }

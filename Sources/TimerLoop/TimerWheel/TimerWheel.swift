@@ -259,7 +259,7 @@ struct TimerWheel: ~Copyable {
       unlink(slot)
     }
     rows[Int(slot)].next = Link.unqueued
-    count -= 1
+    count &-= 1
     checkInvariants()
   }
 
