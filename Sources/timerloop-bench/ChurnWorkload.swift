@@ -60,7 +60,7 @@ enum ChurnWorkload {
         try runBlockTimers(count: count, resets: resets) { loop in
           WeakTargetTimer.oneShot(after: timeout.inSeconds, on: loop) { _ in fired.value += 1 }
         }
-      case .continuous: preconditionFailure("churn does not run on continuous")
+      case .continuous, .timerloopPool: preconditionFailure("churn does not run on \(implementation)")
       }
     sink.emit("c", count, "timers")
     sink.emit("r", resets, "resets")

@@ -13,6 +13,9 @@ enum Implementation: String, CaseIterable, Sendable {
   /// The same loop with handler timers (`TimerHandler`, `TimerKey`) instead of closures:
   /// million, churn and memory only.
   case timerloopHandler = "timerloop-handler"
+  /// `sleep` only: the loop's sleep with the tasks on the default executor, where
+  /// `timerloop` runs them on the loop's thread.
+  case timerloopPool = "timerloop-pool"
   /// BlockTimers' `BlockTimer` (the drop-in for `Foundation.Timer`) on the same loop, every
   /// call on the loop thread: million, churn, jitter and memory.
   case blocktimer
@@ -33,9 +36,11 @@ enum Implementation: String, CaseIterable, Sendable {
   var about: String {
     switch self {
     case .timerloop:
-      "TimerLoop's EpollEventLoop, closure timers; in sleep, the loop's sleep(until:)"
+      "TimerLoop's EpollEventLoop, closure timers; sleep: its sleep, tasks on the loop"
     case .timerloopHandler:
       "TimerLoop's EpollEventLoop, handler timers (TimerHandler, TimerKey)"
+    case .timerloopPool:
+      "TimerLoop's sleep(until:), tasks on the default executor (sleep, sleep-group)"
     case .blocktimer:
       "BlockTimers' BlockTimer (the Foundation.Timer drop-in) on TimerLoop's loop"
     case .weakTarget:

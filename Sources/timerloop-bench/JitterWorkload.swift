@@ -32,7 +32,7 @@ enum JitterWorkload {
       switch implementation {
       case .timerloop: try runTimerLoop(count: count, seconds: seconds, leeway: leeway)
       case .blocktimer: try runBlockTimer(count: count, seconds: seconds, leeway: leeway)
-      case .timerloopHandler, .weakTarget, .continuous:
+      case .timerloopHandler, .weakTarget, .continuous, .timerloopPool:
         preconditionFailure("jitter does not run on \(implementation)")
       case .foundation: runFoundation(count: count, seconds: seconds)
       case .dispatch: runDispatch(count: count, seconds: seconds)

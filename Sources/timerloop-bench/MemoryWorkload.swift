@@ -53,7 +53,7 @@ enum MemoryWorkload {
         try runBlockTimers(count: count) { loop, i in
           WeakTargetTimer.oneShot(after: timeout.inSeconds, on: loop) { _ in fire(i) }
         }
-      case .continuous: preconditionFailure("memory does not run on continuous")
+      case .continuous, .timerloopPool: preconditionFailure("memory does not run on \(implementation)")
       }
     sink.emit("n", count, "timers")
     sink.emit("rss_before", readings.before, "bytes")

@@ -1,7 +1,7 @@
 import TimerLoop
 
 /// The command line: `timerloop-bench [WORKLOAD ...] [--impl IMPL] [--timers N] [--seconds S]
-/// [--leeway L] [--raw] [--plot FILE]`.
+/// [--leeway L] [--group] [--raw] [--plot FILE]`.
 struct Options {
   /// Above this, the largest workloads would need more memory than a typical machine has.
   static let maximumTimers = 20_000_000
@@ -21,6 +21,8 @@ struct Options {
   var leeway: Duration?
   /// The largest `--leeway`, in microseconds: `EpollEventLoop` clamps its leeway to 1 s.
   static let maximumLeewayMicroseconds = 1_000_000
+  /// `--group`: with `sleep`, run `sleep-group` right after it.
+  var group = false
   /// `--raw`: print the metric lines instead of the report.
   var raw = false
   /// `--metrics-delegate`: TimerLoop's loops get ``PassCounter/shared`` as their metrics delegate.
@@ -33,7 +35,7 @@ struct Options {
 
   static let usage = """
     usage: timerloop-bench [WORKLOAD ...] [--impl IMPL[,IMPL ...]] [--timers N] [--seconds S]
-                           [--leeway L] [--raw] [--plot FILE]
+                           [--leeway L] [--group] [--raw] [--plot FILE]
 
     Runs the timer workloads of Benchmarks/README.md on TimerLoop's EpollEventLoop, Foundation.Timer
     and DispatchSourceTimer (sleep: against Task.sleep) and prints a report that fits 100 columns:
@@ -49,8 +51,11 @@ struct Options {
       churn     C timers 30 s ahead, 2,000,000 resets (Foundation: 20,000), cancel all (C = 100,000)
       jitter    K repeating 10 ms timers on a 10 ms/K phase grid; lateness and CPU (K = 10,000, 3 s)
       memory    resident bytes per timer for N timers due in 1 hour (N = 1,000,000)
-      sleep     T tasks each sleep a random 1-1,000 ms five times: the loop's sleep on its task
-                executor vs Task.sleep; bytes per task, CPU per wake-up, lateness (T = 10,000)
+      sleep     T tasks each sleep a random 1-1,000 ms five times: the loop's sleep, tasks on the
+                loop (timerloop) or on the default executor (timerloop-pool), vs Task.sleep;
+                bytes per task, CPU per wake-up, lateness (T = 10,000)
+      sleep-group
+                sleep with the T tasks as the children of one task group (see --group)
       scaling   churn and million at N/1000, N/100, N/10 and N timers, TimerLoop only
                 (N = 10,000,000; under a minute, about 2 GB)
       soak      C live timers churned for --seconds, resident set sampled every second,
@@ -61,10 +66,11 @@ struct Options {
 
     options:
       --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn,
-                     memory and cross), blocktimer (BlockTimers' BlockTimer: million, churn,
+                     memory and cross), timerloop-pool (the loop's sleep, tasks on the
+                     default executor: sleep and sleep-group only), blocktimer (BlockTimers' BlockTimer: million, churn,
                      jitter, memory and cross), weak-target (its WeakTargetTimer: million,
                      churn and memory), foundation, dispatch or continuous (Task.sleep:
-                     sleep only);
+                     sleep and sleep-group only);
                      repeat it or separate with commas (default: all)
       --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
                      K (jitter), T (sleep)
@@ -72,6 +78,8 @@ struct Options {
       --leeway L     the leeway of timerloop's (and blocktimer's) loop in jitter, in whole microseconds from 0 to
                      1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.inNanoseconds / 1_000)); needs the jitter workload;
                      other workloads and implementations ignore it
+      --group        with sleep: run sleep-group too, reported beside it (the same tasks as
+                     one task group's children)
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
                      the format of the C peers in Benchmarks/peers (for scripts)
       --plot FILE    also write an SVG plot to FILE: each workload's lateness percentiles
@@ -116,6 +124,8 @@ struct Options {
         showHelp = true
       case "--raw":
         raw = true
+      case "--group":
+        group = true
       case Self.metricsDelegateFlag:
         metricsDelegate = true
       case "--plot":
@@ -157,6 +167,12 @@ struct Options {
         throw UsageError("unknown option '\(argument)'")
       }
     }
+    if group {
+      guard let sleep = workloads.firstIndex(of: .sleep) else {
+        throw UsageError("--group runs sleep's tasks as a task group's children: select sleep")
+      }
+      if !workloads.contains(.sleepGroup) { workloads.insert(.sleepGroup, at: sleep + 1) }
+    }
     if !workloads.isEmpty { self.workloads = workloads }
     if !implementations.isEmpty { self.implementations = implementations }
     if leeway != nil && !self.workloads.contains(.jitter) {
@@ -165,7 +181,8 @@ struct Options {
     if cases.isEmpty {
       throw UsageError(
         "no selected workload runs on the selected implementations (scaling, soak and cross:"
-          + " TimerLoop only; sleep: timerloop and continuous only)")
+          + " TimerLoop only; sleep and sleep-group: timerloop, timerloop-pool and continuous"
+          + " only)")
     }
   }
 

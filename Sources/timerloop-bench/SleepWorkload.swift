@@ -5,11 +5,16 @@ import TimerLoop
 
 /// `sleep`: T tasks sleep at once, each a random 1–1,000 ms five times in a row (the
 /// durations come from a fixed seed, the same on every implementation), as a server's tasks
-/// wait on timeouts and backoffs.
+/// wait on timeouts and backoffs. `sleep-group` runs the same tasks as the children of one
+/// task group (`withTaskGroup`, the group's task on the same executor as the children), the
+/// shape a new user writes for "run these and wait for all".
 ///
 /// - `timerloop`: `loop.sleep(until:)` on an `EpollEventLoop` running on a thread of its own;
 ///   every task prefers the loop as its task executor (`Task(executorPreference:)`), so it
 ///   runs, sleeps and wakes on the loop's thread.
+/// - `timerloop-pool`: the same sleep, tasks on the default executor: the loop thread runs
+///   the timers and resumes the continuations, the tasks run on the default executor's
+///   threads.
 /// - `continuous`: `Task.sleep(until:clock:)` on `ContinuousClock`, tasks on the default
 ///   executor.
 ///
@@ -26,52 +31,72 @@ enum SleepWorkload {
   /// Sleeps per task.
   static let rounds = 5
   /// How long the run may take before it is declared stuck: five sleeps of at most 1 s,
-  /// with room for a slow executor.
+  /// with room for a slow executor (a task group of 100,000 children took over a minute).
   static let patience = DispatchTimeInterval.seconds(600)
 
-  /// Runs the workload with `count` tasks on `implementation` and emits its metrics.
-  static func run(_ implementation: Implementation, count: Int, sink: MetricSink) throws {
+  /// One sleep of `duration` from now; returns how late the task woke (never negative
+  /// unless the sleep ended early).
+  typealias Nap = @Sendable (_ duration: Duration) async -> Duration
+
+  /// Runs the workload with `count` tasks on `implementation`, as one task group's children
+  /// if `group`, and emits its metrics.
+  static func run(
+    _ implementation: Implementation, count: Int, group: Bool, sink: MetricSink
+  ) throws {
     let recorder = SleepRecorder(tasks: count)
     let rssBefore = ProcessStats.residentBytes()
     let cpuBefore = ProcessStats.cpuSeconds()
     let start = Deadline.now()
-    let finished: Bool
-    let rssSleeping: Int
+    let loop: EpollEventLoop?
+    let nap: Nap
     switch implementation {
-    case .timerloop:
-      let loop = try EpollEventLoop.startOnNewThread(name: "sleep-bench")
-      defer { loop.shutdown() }
-      for task in 0..<count {
-        Task(executorPreference: loop) {
-          recorder.taskStarts()
-          for round in 0..<rounds {
-            let deadline = Deadline.now() + recorder.duration(task: task, round: round)
-            try? await loop.sleep(until: deadline)
-            recorder.record(lateness: Deadline.now() - deadline)
-          }
-          recorder.taskEnds()
-        }
+    case .timerloop, .timerloopPool:
+      let epoll = try EpollEventLoop.startOnNewThread(name: "sleep-bench")
+      loop = epoll
+      nap = { duration in
+        let deadline = Deadline.now() + duration
+        try? await epoll.sleep(until: deadline)
+        return Deadline.now() - deadline
       }
-      rssSleeping = recorder.residentBytesOnceAllSleep()
-      finished = recorder.waitForAllTasks(timeout: patience)
     case .continuous:
-      for task in 0..<count {
-        Task {
-          recorder.taskStarts()
-          for round in 0..<rounds {
-            let sleep = recorder.duration(task: task, round: round)
-            let deadline = ContinuousClock.now + sleep
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            recorder.record(lateness: ContinuousClock.now - deadline)
+      loop = nil
+      nap = { duration in
+        let deadline = ContinuousClock.now + duration
+        try? await Task.sleep(until: deadline, clock: .continuous)
+        return ContinuousClock.now - deadline
+      }
+    case .timerloopHandler, .blocktimer, .weakTarget, .foundation, .dispatch:
+      preconditionFailure("sleep runs on timerloop, timerloop-pool and continuous only")
+    }
+    defer { loop?.shutdown() }
+    // Tasks prefer the loop on `timerloop` only.
+    let executor: (any TaskExecutor)? = implementation == .timerloop ? loop : nil
+    @Sendable func sleeper(_ task: Int) async {
+      recorder.taskStarts()
+      for round in 0..<rounds {
+        recorder.record(lateness: await nap(recorder.duration(task: task, round: round)))
+      }
+    }
+    if group {
+      // Ends when the group has taken back every child: its cost is the run's.
+      Task(executorPreference: executor) {
+        await withTaskGroup(of: Void.self) { tasks in
+          for task in 0..<count {
+            tasks.addTask(executorPreference: executor) { await sleeper(task) }
           }
-          recorder.taskEnds()
+        }
+        recorder.tasksEnd(count)
+      }
+    } else {
+      for task in 0..<count {
+        Task(executorPreference: executor) {
+          await sleeper(task)
+          recorder.tasksEnd(1)
         }
       }
-      rssSleeping = recorder.residentBytesOnceAllSleep()
-      finished = recorder.waitForAllTasks(timeout: patience)
-    case .timerloopHandler, .blocktimer, .weakTarget, .foundation, .dispatch:
-      preconditionFailure("sleep runs on timerloop and continuous only")
     }
+    let rssSleeping = recorder.residentBytesOnceAllSleep()
+    let finished = recorder.waitForAllTasks(timeout: patience)
     let wall = Deadline.now() - start
     let cpu = ProcessStats.cpuSeconds() - cpuBefore
     if !finished { printError("sleep on \(implementation): gave up waiting for the tasks") }
@@ -126,8 +151,9 @@ final class SleepRecorder: @unchecked Sendable {
     if started.add(1, ordering: .relaxed).newValue == tasks { allStarted.signal() }
   }
 
-  func taskEnds() {
-    if ended.add(1, ordering: .releasing).newValue == tasks { allEnded.signal() }
+  /// `count` tasks have ended (all of them at once when a task group has returned).
+  func tasksEnd(_ count: Int) {
+    if ended.add(count, ordering: .releasing).newValue == tasks { allEnded.signal() }
   }
 
   /// How late a task woke from one sleep.
