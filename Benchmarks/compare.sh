@@ -3,14 +3,20 @@
 # Benchmarks/README.md, measured in one run on one machine, printed as Markdown tables (see
 # README.md next to this).
 #
-# Usage: [RUNS=3] [SWIFT_SCRATCH=.build] [TOKIO_PEER_DIR=dir] bash Benchmarks/compare.sh
+# Usage: [RUNS=3] [SWIFT_SCRATCH=.build] [TOKIO_PEER_DIR=dir] [PARTS="timers sleep"]
+#        bash Benchmarks/compare.sh
 #   RUNS            repetitions of every case, at least 3 (default 3); a repetition runs every
 #                   workload on every implementation back to back, so they share the machine's mood
+#   PARTS           what to run: timers (million, churn, jitter, memory, the leeway sweep and
+#                   scaling) and sleep (sleep and sleep-group at T = 100,000 tasks, about 4
+#                   minutes a repetition); both by default
+#   SLEEP_TASKS     T of sleep and sleep-group (default 100000; smaller for a quick try)
 #   SWIFT_SCRATCH   SwiftPM's scratch path (default .build); the peers are built into
 #                   $SWIFT_SCRATCH/peers and the raw metric lines are kept in $SWIFT_SCRATCH/compare
 #   TOKIO_PEER_DIR  the tokio peer's Cargo project (default: ../shared/peers/rust beside the
 #                   repository, where this project's peer material lives; it is not part of the
 #                   repository). Without it the comparison runs without tokio and says so.
+#                   sleep's tokio peer is Benchmarks/peers/tokio-sleep, built from the same crates.
 #
 # Installs libuv1-dev, libev-dev and libevent-dev with apt-get when missing, and, for tokio,
 # Debian's tokio, tokio-util, futures-util and libc crates, which cargo builds from offline.
@@ -21,11 +27,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-3}
 scratch=${SWIFT_SCRATCH:-$root/.build}
 tokio_source=${TOKIO_PEER_DIR:-$root/../shared/peers/rust}
+parts=${PARTS:-timers sleep}
+for part in $parts; do
+  case $part in timers | sleep) ;; *) echo "PARTS lists timers and sleep, not '$part'" >&2; exit 2 ;; esac
+done
+part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 case $runs in
   '' | *[!0-9]*) echo "RUNS must be a whole number, not '$runs'" >&2; exit 2 ;;
 esac
 if [ "$runs" -lt 3 ]; then echo "RUNS must be at least 3 for a median to mean something" >&2; exit 2; fi
-command="${RUNS:+RUNS=$RUNS }${SWIFT_SCRATCH:+SWIFT_SCRATCH=$SWIFT_SCRATCH }${TOKIO_PEER_DIR:+TOKIO_PEER_DIR=$TOKIO_PEER_DIR }bash $0${*:+ $*}"
+command="${RUNS:+RUNS=$RUNS }${PARTS:+PARTS=\"$PARTS\" }${SLEEP_TASKS:+SLEEP_TASKS=$SLEEP_TASKS }${SWIFT_SCRATCH:+SWIFT_SCRATCH=$SWIFT_SCRATCH }${TOKIO_PEER_DIR:+TOKIO_PEER_DIR=$TOKIO_PEER_DIR }bash $0${*:+ $*}"
 
 # ---- Build ----------------------------------------------------------------------------------
 
@@ -41,9 +52,11 @@ else
   with_tokio=1
 fi
 
+with_cargo=
+command -v cargo >/dev/null && with_cargo=1
 missing=()
 packages=(libuv1-dev libev-dev libevent-dev)
-[ -z "$with_tokio" ] ||
+[ -z "$with_cargo" ] ||
   packages+=(librust-tokio-dev librust-tokio-util-dev librust-futures-util-dev librust-libc-dev)
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -67,16 +80,24 @@ gcc -O2 -Wall -Wextra -DCOMMON_TIMEOUTS -o "$peers/bench_libevent-ct" \
 gcc -O2 -Wall -Wextra -DPRECISE_TIMER -o "$peers/bench_libevent-precise" \
   "$root/Benchmarks/peers/bench_libevent.c" -levent
 
-tokio=
+tokio= tokio_sleep=
 if [ -n "$with_tokio" ]; then
   echo "building the tokio peer from $tokio_source ..." >&2
   # From a copy: the source may be read-only, and cargo writes Cargo.lock next to Cargo.toml.
   rm -rf "$peers/tokio-source" && cp -r "$tokio_source" "$peers/tokio-source"
   if (cd "$peers/tokio-source" &&
     cargo build --release --offline --quiet --target-dir "$peers/tokio-target") >&2; then
-    tokio=$(find "$peers/tokio-target/release" -maxdepth 1 -type f -perm -u+x -name 'bench_*' | head -1)
+    tokio=$peers/tokio-target/release/bench_tokio
   fi
   [ -n "$tokio" ] || echo "warning: the tokio peer did not build: running without tokio" >&2
+fi
+if [ -n "$with_cargo" ] && part sleep; then
+  rm -rf "$peers/tokio-sleep-source" && cp -r "$root/Benchmarks/peers/tokio-sleep" "$peers/tokio-sleep-source"
+  if (cd "$peers/tokio-sleep-source" &&
+    cargo build --release --offline --quiet --target-dir "$peers/tokio-target") >&2; then
+    tokio_sleep=$peers/tokio-target/release/bench_tokio_sleep
+  fi
+  [ -n "$tokio_sleep" ] || echo "warning: the tokio sleep peer did not build: sleep without tokio" >&2
 fi
 
 echo "building timerloop-bench ..." >&2
@@ -100,14 +121,18 @@ run() {
   case $label in
     jitter1000*) timers=1000 ;;
     jitter*) timers=10000 ;;
+    sleep*) timers=$sleep_tasks ;;
   esac
   case $label in *_l*) leeway=${label##*_l} ;; esac
   case $impl in
-    timerloop*)
+    timerloop* | continuous)
       set -- "$bench" "$workload" --impl "$impl" --raw ${timers:+--timers "$timers"} \
         ${leeway:+--leeway "$leeway"}
       ;;
-    tokio) set -- "$tokio" --impl tokio "$workload" ${timers:+"$timers"} ;;
+    tokio*) case $workload in
+        sleep*) set -- "$tokio_sleep" --impl "$impl" "$workload" "$timers" ;;
+        *) set -- "$tokio" --impl tokio "$workload" ${timers:+"$timers"} ;;
+      esac ;;
     *) set -- "$peers/bench_$impl" "$workload" ${timers:+"$timers"} ${leeway:+3 "$leeway"} ;;
   esac
   lines=$("$@") || echo "warning: $label on $impl failed (repetition $rep)" >&2
@@ -124,10 +149,26 @@ implementations=(timerloop timerloop-handler libuv libev libevent libevent-ct li
 # epoll backend, see bench_libev.c).
 sweep=(jitter_l0 jitter_l50 jitter_l500 jitter_l1000 jitter1000_l0 jitter1000_l50 jitter1000_l500
   jitter1000_l1000)
+# sleep at T = 100,000 (issue 22, item 5): the loop's sleep with tasks on the loop (timerloop)
+# and on the default executor (timerloop-pool), Task.sleep (continuous), tokio's sleep_until on
+# a multi-thread (tokio) and a current-thread runtime (tokio-current); as separate tasks and as
+# one task group's children (sleep-group; tokio's JoinSet).
+sleep_tasks=${SLEEP_TASKS:-100000}
+sleepers=(timerloop timerloop-pool continuous)
+[ -z "$tokio_sleep" ] || sleepers+=(tokio tokio-current)
 start=$SECONDS
 loads=()
 for rep in $(seq 1 "$runs"); do
   loads+=("$(cut -d' ' -f1-3 /proc/loadavg)")
+  if part sleep; then
+    shift_by=$(((rep - 1) % ${#sleepers[@]}))
+    order=("${sleepers[@]:$shift_by}" "${sleepers[@]:0:$shift_by}")
+    for label in sleep sleep-group; do
+      echo "[$rep/$runs] $label (T = $sleep_tasks): ${order[*]}" >&2
+      for impl in "${order[@]}"; do run "$rep" "$label" "$impl"; done
+    done
+  fi
+  part timers || continue
   # Rotate who goes first, so that no implementation always runs right after the same other.
   shift_by=$(((rep - 1) % ${#implementations[@]}))
   order=("${implementations[@]:$shift_by}" "${implementations[@]:0:$shift_by}")
@@ -160,12 +201,12 @@ echo
 echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- Machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
   "Linux $(uname -r), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM"
-echo "- Toolchains: $(swift --version 2>&1 | head -1); $(gcc --version | head -1)${tokio:+; $(cargo --version)}"
+echo "- Toolchains: $(swift --version 2>&1 | head -1); $(gcc --version | head -1)${tokio}${tokio_sleep:+; $(cargo --version)}"
 echo "- Command: \`$command\`, $runs repetitions, implementations interleaved"
 echo "- Load average (1, 5, 15 min) at the start of each repetition and at the end:" \
   "$(IFS=';'; echo "${loads[*]}" | sed 's/;/; /g')"
 echo
-python3 - "$results" "$(nproc)" "${loads[@]}" <<'PYTHON'
+python3 - "$results" "$(nproc)" "$parts" "$sleep_tasks" "${loads[@]}" <<'PYTHON'
 import statistics
 import sys
 from collections import defaultdict
@@ -268,84 +309,132 @@ def target_text(target):
     versus = target[2] if len(target) > 2 else "best peer"
     return {"x": f"≤ {bound} × {versus}", "<=": f"≤ {bound}", ">=": f"≥ {bound}"}[kind]
 
-print("| metric | timerloop min / median | "
-      + " | ".join(f"{p} min / median" for p in PEERS)
-      + " | compared with | timerloop ÷ that peer (min/min) | target | status |")
-print("|---|---|" + "---|" * len(PEERS) + "---|---|---|---|")
-for label, metric, target, ranked, *who in ROWS:
-    # The scaling row: timerloop against itself, each repetition's ratio of its two sizes.
-    # A fifth element names the TimerLoop implementation of the row (default: closures).
-    who = who[0] if who else "timerloop"
-    if metric is None:
-        mine = scaling
-    elif who == "matched":
-        found = matched_cpu(metric.split(".")[0])
-        mine = found[0] if found else []
-        label += f" ({leeway_text(found[1])})" if found else " (no leeway has it)"
-    else:
-        mine = values[f"{who}.{metric}"]
-    ours = min(mine) if mine else None
-    peers = {p: values[f"{p}.{metric}"] for p in PEERS if ranked and values[f"{p}.{metric}"]}
-    best = min(peers, key=lambda p: min(peers[p])) if peers else None
-    if target is not None and len(target) > 2 and target[2] in peers:
-        best = target[2]
-    ratio = ours / min(peers[best]) if best and ours is not None and min(peers[best]) > 0 else None
-    if target is None:
-        status = "no target"
-    else:
-        kind, bound = target[:2]
-        measured = ratio if kind == "x" else ours
-        met = measured is not None and (measured >= bound if kind == ">=" else measured <= bound)
-        status = "met" if met else "NOT MET" if measured is not None else "NOT MET (no data)"
-    print(f"| {label} | {cell(mine)} | "
-          + " | ".join(cell(values.get(f"{p}.{metric}", [])) for p in PEERS)
-          + f" | {best or '—'} | {f'{ratio:.2f}×' if ratio is not None else '—'} "
-          f"| {target_text(target)} | {status} |")
 
-print()
-print(f"Peers: libuv {versions.get('libuv', '?')}, libev {versions.get('libev', '?')}, "
-      f"libevent {versions.get('libevent', '?')} (libevent-ct: its common-timeout queues; "
-      "it cannot run million, whose 1,000 durations exceed its 256 queues; libevent-precise: "
-      "EVENT_BASE_FLAG_PRECISE_TIMER, jitter only), "
-      f"tokio {versions.get('tokio', 'not run')} (DelayQueue on a current-thread runtime). "
-      "Status is judged on minima over the repetitions: a ratio target on the ratio column "
-      "(timerloop's minimum ÷ the named peer's minimum), a bound on timerloop's minimum. "
-      "The scaling row's cell is each repetition's reset cost at C = 10,000,000 ÷ its cost "
-      "at C = 10,000, both measured in one process.")
+# sleep (issue 22, item 5): CPU per wake-up against Task.sleep's (continuous), and lateness, for the separate tasks and the task group's children.
+SLEEPERS = [("timerloop", "TimerLoop sleep, tasks prefer the loop"),
+            ("timerloop-pool", "TimerLoop sleep, tasks on the default executor"),
+            ("continuous", "Task.sleep, default executor"),
+            ("tokio", "tokio sleep_until, multi-thread runtime"),
+            ("tokio-current", "tokio sleep_until, current-thread runtime")]
 
-# Precision per unit of CPU: p99 lateness and CPU of every jitter run, by leeway.
-print()
-print("## jitter: p99 lateness against CPU, by leeway")
-print()
-print("| implementation | leeway | K = 1,000 p99 µs | K = 1,000 CPU s | K = 1,000 wake-ups "
-      "| K = 10,000 p99 µs | K = 10,000 CPU s | K = 10,000 wake-ups |")
-print("|---|---|---|---|---|---|---|---|")
-rows = [("timerloop", k) for k in sweep_labels("jitter")] + [
-    ("libev", "jitter"), ("libev", "jitter_l1000"), ("libevent-precise", "jitter"),
-    ("tokio", "jitter")]
-LEEWAY_OF_PEER = {"libev": "timeout collect interval 0 (its default)",
-                  "libevent-precise": "no leeway setting",
-                  "tokio": "no leeway setting"}
-for impl, label in rows:
-    small = label.replace("jitter", "jitter1000", 1)
-    if not values.get(f"{impl}.{label}.cpu_s") and not values.get(f"{impl}.{small}.cpu_s"):
-        continue
-    if impl == "timerloop":
-        leeway = leeway_text(label)
-    elif label.endswith("_l1000"):
-        leeway = "timeout collect interval 1,000 µs"
-    else:
-        leeway = LEEWAY_OF_PEER[impl]
-    cells = []
-    for k_label in (small, label):
-        for metric in ("p99_us", "cpu_s", "voluntary_switches"):
-            cells.append(cell(values.get(f"{impl}.{k_label}.{metric}", [])))
-    print(f"| {impl} | {leeway} | " + " | ".join(cells) + " |")
-print()
-print("Cells are min / median over the repetitions. Wake-ups: the process's voluntary context "
-      "switches during the run (getrusage's ru_nvcsw), the times its loop thread blocked; tokio's "
-      "peer does not report them. The default leeway's runs are the jitter rows of the table "
-      "above.")
+def sleep_tables():
+    print(f"## sleep: T = {sys.argv[4]} tasks, five random 1-1,000 ms sleeps each")
+    print()
+    print("| shape | implementation | CPU µs/wake-up min / median | ÷ Task.sleep's (min/min) "
+          "| p50 µs | p99 µs | max µs | total s | bytes/task | target | status |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for shape, label in (("sleep", "separate tasks"), ("sleep-group", "one task group's children")):
+        base = values.get(f"continuous.{shape}.cpu_us_per_wakeup")
+        for impl, about in SLEEPERS:
+            cpu = values.get(f"{impl}.{shape}.cpu_us_per_wakeup")
+            if not cpu:
+                continue
+            ratio = min(cpu) / min(base) if base else None
+            p99 = values[f"{impl}.{shape}.p99_us"]
+            ok = all(v == 1 for v in values.get(f"{impl}.{shape}.ok", [0]))
+            if shape == "sleep" and impl in ("timerloop", "timerloop-pool"):
+                target = "p99 ≤ 1,000 µs, CPU ≤ 0.25 × Task.sleep's"
+                met = ratio is not None and ratio <= 0.25 and min(p99) <= 1000 and ok
+                status = "met" if met else "NOT MET"
+            else:
+                target, status = "—", "no target" if ok else "FAILED a check"
+            print(f"| {label} | {impl} | {cell(cpu)} "
+                  f"| {f'{ratio:.2f}×' if ratio is not None else '—'} | "
+                  + " | ".join(cell(values.get(f"{impl}.{shape}.{m}", []))
+                               for m in ("p50_us", "p99_us", "max_us", "total_s", "bytes_per_task"))
+                  + f" | {target} | {status} |")
+    print()
+    print("Implementations: " + "; ".join(f"{impl}: {about}" for impl, about in SLEEPERS) + ". "
+          "CPU is the process's user + system time over the whole run (task creation included) "
+          "÷ the wake-ups (five per task); lateness is each wake-up's time after its deadline as the task "
+          "sees it. Status is judged on minima, as in the first table. tokio rounds every sleep "
+          "up to its 1 ms tick.")
+    print()
+
+parts = set(sys.argv[3].split())
+if "timers" in parts:
+    print("| metric | timerloop min / median | "
+          + " | ".join(f"{p} min / median" for p in PEERS)
+          + " | compared with | timerloop ÷ that peer (min/min) | target | status |")
+    print("|---|---|" + "---|" * len(PEERS) + "---|---|---|---|")
+    for label, metric, target, ranked, *who in ROWS:
+        # The scaling row: timerloop against itself, each repetition's ratio of its two sizes.
+        # A fifth element names the TimerLoop implementation of the row (default: closures).
+        who = who[0] if who else "timerloop"
+        if metric is None:
+            mine = scaling
+        elif who == "matched":
+            found = matched_cpu(metric.split(".")[0])
+            mine = found[0] if found else []
+            label += f" ({leeway_text(found[1])})" if found else " (no leeway has it)"
+        else:
+            mine = values[f"{who}.{metric}"]
+        ours = min(mine) if mine else None
+        peers = {p: values[f"{p}.{metric}"] for p in PEERS if ranked and values[f"{p}.{metric}"]}
+        best = min(peers, key=lambda p: min(peers[p])) if peers else None
+        if target is not None and len(target) > 2 and target[2] in peers:
+            best = target[2]
+        ratio = ours / min(peers[best]) if best and ours is not None and min(peers[best]) > 0 else None
+        if target is None:
+            status = "no target"
+        else:
+            kind, bound = target[:2]
+            measured = ratio if kind == "x" else ours
+            met = measured is not None and (measured >= bound if kind == ">=" else measured <= bound)
+            status = "met" if met else "NOT MET" if measured is not None else "NOT MET (no data)"
+        print(f"| {label} | {cell(mine)} | "
+              + " | ".join(cell(values.get(f"{p}.{metric}", [])) for p in PEERS)
+              + f" | {best or '—'} | {f'{ratio:.2f}×' if ratio is not None else '—'} "
+              f"| {target_text(target)} | {status} |")
+
+    print()
+    print(f"Peers: libuv {versions.get('libuv', '?')}, libev {versions.get('libev', '?')}, "
+          f"libevent {versions.get('libevent', '?')} (libevent-ct: its common-timeout queues; "
+          "it cannot run million, whose 1,000 durations exceed its 256 queues; libevent-precise: "
+          "EVENT_BASE_FLAG_PRECISE_TIMER, jitter only), "
+          f"tokio {versions.get('tokio', 'not run')} (DelayQueue on a current-thread runtime). "
+          "Status is judged on minima over the repetitions: a ratio target on the ratio column "
+          "(timerloop's minimum ÷ the named peer's minimum), a bound on timerloop's minimum. "
+          "The scaling row's cell is each repetition's reset cost at C = 10,000,000 ÷ its cost "
+          "at C = 10,000, both measured in one process.")
+
+    # Precision per unit of CPU: p99 lateness and CPU of every jitter run, by leeway.
+    print()
+    print("## jitter: p99 lateness against CPU, by leeway")
+    print()
+    print("| implementation | leeway | K = 1,000 p99 µs | K = 1,000 CPU s | K = 1,000 wake-ups "
+          "| K = 10,000 p99 µs | K = 10,000 CPU s | K = 10,000 wake-ups |")
+    print("|---|---|---|---|---|---|---|---|")
+    rows = [("timerloop", k) for k in sweep_labels("jitter")] + [
+        ("libev", "jitter"), ("libev", "jitter_l1000"), ("libevent-precise", "jitter"),
+        ("tokio", "jitter")]
+    LEEWAY_OF_PEER = {"libev": "timeout collect interval 0 (its default)",
+                      "libevent-precise": "no leeway setting",
+                      "tokio": "no leeway setting"}
+    for impl, label in rows:
+        small = label.replace("jitter", "jitter1000", 1)
+        if not values.get(f"{impl}.{label}.cpu_s") and not values.get(f"{impl}.{small}.cpu_s"):
+            continue
+        if impl == "timerloop":
+            leeway = leeway_text(label)
+        elif label.endswith("_l1000"):
+            leeway = "timeout collect interval 1,000 µs"
+        else:
+            leeway = LEEWAY_OF_PEER[impl]
+        cells = []
+        for k_label in (small, label):
+            for metric in ("p99_us", "cpu_s", "voluntary_switches"):
+                cells.append(cell(values.get(f"{impl}.{k_label}.{metric}", [])))
+        print(f"| {impl} | {leeway} | " + " | ".join(cells) + " |")
+    print()
+    print("Cells are min / median over the repetitions. Wake-ups: the process's voluntary context "
+          "switches during the run (getrusage's ru_nvcsw), the times its loop thread blocked; tokio's "
+          "peer does not report them. The default leeway's runs are the jitter rows of the table "
+          "above.")
+
+if "sleep" in parts:
+    print()
+    sleep_tables()
 
 # Whether the run was quiet enough to trust: the load average against the core count (the same
 # rule as timerloop-bench's report), and how far the repetitions of each ranked cost of the
@@ -354,21 +443,22 @@ print()
 print("## Noise")
 print()
 cores = int(sys.argv[2])
-peak = max(float(load.split()[0]) for load in sys.argv[3:])
+peak = max(float(load.split()[0]) for load in sys.argv[5:])
 print(f"- Load average (1 min) at most {peak:.2f}, on {cores} cores: "
       + ("BUSY." if peak > cores else "quiet."))
 spread = []
-for label, metric, target, ranked, *who in ROWS:
-    if metric is None or not ranked:
-        continue
-    for impl in ["timerloop", "timerloop-handler"] + PEERS:
-        samples = values.get(f"{impl}.{metric}", [])
-        if len(samples) >= 2 and min(samples) > 0 and max(samples) > 1.5 * min(samples):
-            spread.append(f"{impl} {metric} ({number(min(samples))} to {number(max(samples))})")
-spread = sorted(set(spread))
-print("- Repetitions within 1.5× of each other on every ranked cost of the first table."
-      if not spread else
-      f"- Repetitions that differ by more than 1.5×: {'; '.join(spread)}.")
+if "timers" in parts:
+    for label, metric, target, ranked, *who in ROWS:
+        if metric is None or not ranked:
+            continue
+        for impl in ["timerloop", "timerloop-handler"] + PEERS:
+            samples = values.get(f"{impl}.{metric}", [])
+            if len(samples) >= 2 and min(samples) > 0 and max(samples) > 1.5 * min(samples):
+                spread.append(f"{impl} {metric} ({number(min(samples))} to {number(max(samples))})")
+    spread = sorted(set(spread))
+    print("- Repetitions within 1.5× of each other on every ranked cost of the first table."
+          if not spread else
+          f"- Repetitions that differ by more than 1.5×: {'; '.join(spread)}.")
 if peak > cores:
     print("- WARNING: the load average rose above the number of cores: other processes were "
           "waiting for the cores the cases ran on, so times and lateness are noisy. Run again on "
