@@ -5,6 +5,9 @@ let package = Package(
   name: "TimerLoop",
   products: [
     .library(name: "TimerLoop", targets: ["TimerLoop"]),
+    // The scheduler, the virtual loop and the async layer without the epoll
+    // host or Foundation: for hosts built outside this package (TimerLoopNIO).
+    .library(name: "TimerLoopCore", targets: ["TimerLoopCore"]),
     .library(name: "BlockTimers", targets: ["BlockTimers"]),
     .executable(name: "timerloop-bench", targets: ["timerloop-bench"]),
     .executable(name: "keepalive-server", targets: ["keepalive-server"]),
@@ -18,13 +21,29 @@ let package = Package(
       path: "CShims",
       cSettings: [.define("_GNU_SOURCE")]
     ),
+    // The clock reads of the core (CShims is the epoll host's).
+    .target(name: "CClock", path: "CClock"),
+    // The scheduler and everything that needs no epoll, timerfd or Foundation.
+    .target(
+      name: "TimerLoopCore",
+      dependencies: ["CClock"],
+      swiftSettings: [.define("TIMERLOOP_CHECK_INVARIANTS", .when(configuration: .debug))]
+    ),
+    // The Linux host: EpollEventLoop and its selector, timerfds and descriptors.
+    .target(
+      name: "TimerLoopEpoll",
+      dependencies: ["CClock", "CShims", "TimerLoopCore"],
+      swiftSettings: [.define("TIMERLOOP_FAULT_INJECTION", .when(configuration: .debug))]
+    ),
+    // The Date and Calendar forms of the wall-clock timers and sleeps.
+    .target(
+      name: "TimerLoopFoundation",
+      dependencies: ["TimerLoopCore"]
+    ),
+    // The umbrella: re-exports the three, so `import TimerLoop` gives all of them.
     .target(
       name: "TimerLoop",
-      dependencies: ["CShims"],
-      swiftSettings: [
-        .define("TIMERLOOP_CHECK_INVARIANTS", .when(configuration: .debug)),
-        .define("TIMERLOOP_FAULT_INJECTION", .when(configuration: .debug)),
-      ]
+      dependencies: ["TimerLoopCore", "TimerLoopEpoll", "TimerLoopFoundation"]
     ),
     .target(
       name: "BlockTimers",
@@ -43,7 +62,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TimerLoopTests",
-      dependencies: ["TimerLoop"]
+      dependencies: ["TimerLoop", "TimerLoopCore", "TimerLoopEpoll", "TimerLoopFoundation"]
     ),
     .testTarget(
       name: "BlockTimersTests",

@@ -3,7 +3,10 @@
 # BlockTimers, from their symbol graphs and catalogs (Sources/<Module>/<Module>.docc)
 # with the docc that ships with the toolchain: no plugin, no network. Any docc
 # warning (a broken symbol link, an undocumented parameter of a documented
-# function) fails the script.
+# function) fails the script. TimerLoop's manual is one catalog for what
+# `import TimerLoop` gives: its graph is extracted with the symbols of the
+# three modules it re-exports (TimerLoopCore, TimerLoopEpoll,
+# TimerLoopFoundation), which `dump-symbol-graph` would leave out.
 #
 #   Scripts/build-docs.sh [OUTPUT_DIR]        # default .build/docs; one <Module>.doccarchive each
 #   Scripts/build-docs.sh --preview MODULE    # serves MODULE's documentation on
@@ -35,12 +38,26 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
+# The umbrella's graph, with the re-exported modules' public symbols in it
+# (as TimerLoop's), from the modules the build above wrote.
+bin=$(swift build --show-bin-path)
+mkdir "$work/umbrella"
+swift-symbolgraph-extract -module-name TimerLoop -target "$(uname -m)-unknown-linux-gnu" \
+  -I "$bin/Modules" -Xcc -fmodule-map-file="$bin/CShims.build/module.modulemap" \
+  -Xcc -fmodule-map-file="$bin/CClock.build/module.modulemap" \
+  -minimum-access-level public \
+  -experimental-allowed-reexported-modules=TimerLoopCore,TimerLoopEpoll,TimerLoopFoundation \
+  -output-dir "$work/umbrella"
 for module in ${preview:-TimerLoop BlockTimers}; do
   # docc reads every graph in the directory: give it this module's only
   # (its own and its extensions of other modules' types, Module@Other).
   mkdir "$work/$module"
-  cp "$graphs/$module.symbols.json" "$work/$module/"
-  cp "$graphs/$module@"*.symbols.json "$work/$module/" 2>/dev/null || true
+  if [ "$module" = TimerLoop ]; then
+    cp "$work/umbrella/"*.symbols.json "$work/$module/"
+  else
+    cp "$graphs/$module.symbols.json" "$work/$module/"
+    cp "$graphs/$module@"*.symbols.json "$work/$module/" 2>/dev/null || true
+  fi
   rm -rf "$out/$module.doccarchive"
   if [ -n "$preview" ]; then
     # Rebuilds when the catalog changes; stop it with Ctrl-C.

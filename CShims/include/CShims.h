@@ -69,23 +69,6 @@ static inline int CShims_EFD_NONBLOCK(void) { return EFD_NONBLOCK; }
 // MARK: - clocks
 
 static inline int CShims_CLOCK_MONOTONIC(void) { return CLOCK_MONOTONIC; }
-static inline int CShims_CLOCK_BOOTTIME(void) { return CLOCK_BOOTTIME; }
-static inline int CShims_CLOCK_REALTIME(void) { return CLOCK_REALTIME; }
-
-/// CLOCK_MONOTONIC as nanoseconds since an unspecified start (boot). Never fails on Linux.
-static inline int64_t CShims_clock_gettime_monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000LL + (int64_t)ts.tv_nsec;
-}
-
-/// `clockid` as nanoseconds since its epoch (boot for CLOCK_BOOTTIME, 1970 for
-/// CLOCK_REALTIME). Never fails on Linux for the clocks the loop passes.
-static inline int64_t CShims_clock_gettime_ns(int clockid) {
-  struct timespec ts;
-  clock_gettime(clockid, &ts);
-  return (int64_t)ts.tv_sec * 1000000000LL + (int64_t)ts.tv_nsec;
-}
 
 // MARK: - threads
 

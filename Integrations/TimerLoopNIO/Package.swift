@@ -28,7 +28,8 @@ let package = Package(
     .target(
       name: "TimerLoopNIO",
       dependencies: [
-        .product(name: "TimerLoop", package: "TimerLoop"),
+        // The scheduler core only: NIO users do not link the epoll host.
+        .product(name: "TimerLoopCore", package: "TimerLoop"),
         .product(name: "NIOCore", package: "swift-nio"),
         // For MultiThreadedEventLoopGroup.currentEventLoop and EmbeddedEventLoop.
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,7 +3,10 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// A call on the loop thread does not overtake a call that another thread
 /// made and returned from before it (issue 19, item 1): the loop applies the

@@ -1,7 +1,10 @@
 import Foundation
+import TimerLoop
 import XCTest
 
-@testable import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The base of the tests that count the process's open descriptors. XCTest
 /// rather than Swift Testing: XCTest runs these serially, with no other test

@@ -1,7 +1,10 @@
 import Foundation
+import TimerLoop
 import XCTest
 
-@testable import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Descriptors the loop opens are closed by its shutdown (see
 /// ``DescriptorCountingTestCase``).

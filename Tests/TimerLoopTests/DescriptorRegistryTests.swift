@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 struct DescriptorRegistryTests {
   @Test func aStaleRegistrationNeverNamesANewOneAfterItsSlotRanThroughItsGenerations() {

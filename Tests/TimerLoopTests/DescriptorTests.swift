@@ -3,7 +3,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Descriptor readiness on the loop, with pipes and socket pairs.
 @Suite struct DescriptorTests {

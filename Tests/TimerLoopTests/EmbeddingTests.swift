@@ -3,7 +3,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The loop driven by a host loop written here: `poll` on the backend
 /// descriptor, `runOnce()` when it is readable, all on the test's thread.

@@ -3,7 +3,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 @Suite struct EventLoopGroupTests {
   @Test func nextGoesRoundRobinAndEachLoopRunsOnItsOwnThread() throws {

@@ -2,7 +2,10 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// A counter pinned to a loop. `value` and `busy` are plain stored properties:
 /// if an actor method and a timer callback ever ran at the same time,

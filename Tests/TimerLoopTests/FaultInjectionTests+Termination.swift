@@ -2,7 +2,10 @@ import Dispatch
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``EpollEventLoop/onTermination(_:)``: when a failing system call stops the
 /// loop, on which thread the handler runs, and what a late handler sees.

@@ -3,7 +3,10 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// A failing wake-up write (`eventfd_write`, other than `EAGAIN`) from another
 /// thread: the loop never sleeps through it, and no caller waits forever.

@@ -4,7 +4,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Failures of the loop's own system calls, injected through the test-only
 /// seam under `retryingOnInterrupt` (``FaultInjection``): each gives a clear

@@ -2,7 +2,10 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Records the tags it is called with, and can act on the loop from inside a call.
 final class RecordingHandler: TimerHandler {

@@ -1,7 +1,10 @@
 import Dispatch
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The requests other threads send: what a burst of them leaves behind.
 @Suite struct InboxTests {

@@ -1,7 +1,10 @@
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/liveTimerCount`` answers from any thread (issue 19,
 /// item 9): exact on the loop thread, elsewhere the count published at the

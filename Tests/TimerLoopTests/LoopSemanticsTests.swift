@@ -2,7 +2,10 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The semantic rules of ``TimerEventLoop``, each checked on both the virtual-time
 /// loop and the real epoll loop.

@@ -1,7 +1,10 @@
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Repeating timers' missed-tick behaviors on virtual time, where a stalled
 /// loop can be staged exactly.

@@ -1,7 +1,10 @@
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The virtual-time loop against a plain reference model of the timer rules:
 /// a list of timers and a clock, stepped pass by pass. Seeded random sequences

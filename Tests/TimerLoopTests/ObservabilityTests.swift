@@ -2,7 +2,10 @@ import Dispatch
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Records every pass report, and the thread it came on.
 final class PassRecorder: EventLoopMetricsDelegate {

@@ -3,7 +3,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Counts SIGUSR1 deliveries; a signal handler can capture nothing.
 private let signalsHandled = Atomic<Int>(0)

@@ -1,7 +1,10 @@
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 @Suite struct SyscallTests {
   @Test func interruptedCallsAreRetried() throws {

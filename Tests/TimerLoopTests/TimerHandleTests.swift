@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The Bad input article: `cancel()` or `reschedule` on a finished timer does
 /// nothing, even if another timer reuses its table slot.

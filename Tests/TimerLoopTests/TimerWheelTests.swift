@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The wheel against a plain reference: a list sorted by (deadline, push order).
 @Suite struct TimerWheelTests {

@@ -1,7 +1,10 @@
 import Dispatch
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// What is particular to the virtual-time loop: when `advanceTime` returns.
 @Suite struct VirtualEventLoopTests {

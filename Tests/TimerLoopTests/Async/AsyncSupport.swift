@@ -2,7 +2,10 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The loop's live timer count, read on its thread (a virtual loop first runs
 /// what is due now, which applies requests sent from other threads).

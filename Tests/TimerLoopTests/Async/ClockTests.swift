@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``EventLoopClock``: a `Clock` on the loop's time, the same type on real and
 /// virtual loops, with exact conversions to `SuspendingClock`.

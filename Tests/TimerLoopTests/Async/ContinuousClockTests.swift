@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``EventLoopContinuousClock`` and ``TimerEventLoop/sleep(until:)-(ContinuousClock.Instant)``:
 /// sleeps on the loop's boot time, which counts time suspended; cancelled and

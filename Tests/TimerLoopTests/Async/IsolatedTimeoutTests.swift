@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// `withTimeout` and `withDeadline` take the caller's isolation (issue 19,
 /// item 6): an actor times out work on its own non-`Sendable` state, and the

@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The virtual-time example of the AsyncAwait article (once the README's), as written there.
 @Suite(.timeLimit(.minutes(1))) struct ReadmeAsyncTests {

@@ -4,7 +4,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/sleep(until:)`` and its forms: never early, one timer, and
 /// exactly one resumption whether the timer fires, the task is cancelled or

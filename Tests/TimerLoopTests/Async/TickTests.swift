@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TickSequence``: a fixed-rate grid, each ``MissedTickBehavior`` for a slow
 /// consumer, and the end of iteration on cancellation and shutdown.

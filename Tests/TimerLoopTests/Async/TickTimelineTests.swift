@@ -1,6 +1,9 @@
 import Testing
 
-@_spi(TimerLoopHost) @testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TickSequence`` against tokio's `Interval::poll_tick`, drawn as marble
 /// timelines: a tick delivered more than 5 ms after it was due is missed, and

@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/withDeadline(_:operation:)`` and `withTimeout`: the result or
 /// a timeout, one timer, gone when the call returns.

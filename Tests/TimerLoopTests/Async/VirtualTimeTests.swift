@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Async code driven by a ``VirtualEventLoop``: the same code gives the same
 /// interleaving, at the same virtual times, on every run.

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/sleep(until:)-(Date)``: a sleep on the wall clock, which
 /// follows the clock when it is set, counts time suspended and never ends

@@ -4,7 +4,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Rule and calendar schedules on the wall clock, in virtual time: DST in
 /// America/New_York, 29 February, clock jumps, bad rules.

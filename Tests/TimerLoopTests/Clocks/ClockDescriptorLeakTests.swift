@@ -1,8 +1,11 @@
 import Foundation
 import Glibc
+import TimerLoop
 import XCTest
 
-@testable import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The clock timerfds are closed by the loop's shutdown (see
 /// ``DescriptorCountingTestCase``).

@@ -4,7 +4,10 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 extension LoopHarness {
   /// The loop's boot-time clock `amount` from now.

@@ -3,7 +3,10 @@ import Foundation
 import Glibc
 import Testing
 
-@_spi(TimerLoopHost) @testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Cancelling the earliest boot-time or wall-clock timer moves what wakes the
 /// loop for its clock to the next live timer, or disarms it with the last

@@ -2,7 +2,10 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Hostile inputs to the boot-time and wall-clock timers and to the virtual
 /// loop's clock controls (each has the outcome the doc comments promise:

@@ -3,7 +3,10 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The real loop's timerfds for the other clocks, as the kernel sees them
 /// (`/proc/self/fdinfo`), and failures of their system calls.

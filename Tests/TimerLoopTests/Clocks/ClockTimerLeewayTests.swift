@@ -2,7 +2,10 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The loop's leeway on its boot-time and wall-clock timerfds, as on its
 /// monotonic one: a timer due up to one leeway before the armed wake-up

@@ -1,8 +1,11 @@
 import Dispatch
 import Foundation
+import TimerLoop
 import XCTest
 
-@testable import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Racing first clock timers against shutdown leaves no descriptor open
 /// (see ``DescriptorCountingTestCase``).

@@ -2,7 +2,10 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``ClockTimerHandle/reschedule(to:)-(Date)``, its instant form, and
 /// ``ClockTimerHandle/fireDate`` / ``ClockTimerHandle/fireInstant``: boot-time

@@ -2,7 +2,10 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// `schedule(at:_:)` on the boot-time and wall clocks, called on another
 /// thread, throws ``TimerLoopError/shutdown`` only for a timer that never

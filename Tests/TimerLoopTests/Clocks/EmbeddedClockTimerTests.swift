@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// An embedded loop's `nextDeadline` counts boot-time and wall-clock timers,
 /// so a host that waits for it instead of the descriptor still runs them.

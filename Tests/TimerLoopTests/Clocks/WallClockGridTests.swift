@@ -2,7 +2,10 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/scheduleRepeating(wallClockEvery:offset:_:)``: libev's
 /// `ev_periodic` interval mode, a grid of wall-clock time re-aligned when the

@@ -2,7 +2,10 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/dates(matching:in:matchingPolicy:repeatedTimePolicy:)``
 /// and ``TimerEventLoop/dates(wallClockEvery:offset:)``: the wall-clock

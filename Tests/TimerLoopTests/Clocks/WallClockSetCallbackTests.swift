@@ -3,7 +3,10 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// ``TimerEventLoop/onWallClockSet(_:)``: a callback for each step of the
 /// wall clock the loop hears of, on the loop thread, until cancelled.

@@ -4,7 +4,10 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// Timers on the wall clock (`CLOCK_REALTIME`): the rules of ``TimerEventLoop``
 /// on both loops, and clock changes on the virtual one (and, through the

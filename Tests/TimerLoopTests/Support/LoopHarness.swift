@@ -2,7 +2,10 @@ import Dispatch
 import Synchronization
 import Testing
 
-@testable import TimerLoop
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+@testable import TimerLoopEpoll
+@testable import TimerLoopFoundation
 
 /// The two kinds of loop every semantic test runs on.
 enum LoopKind: CaseIterable, CustomTestStringConvertible, Sendable {

@@ -1,5 +1,5 @@
 import NIOCore
-import TimerLoop
+import TimerLoopCore
 
 extension Deadline {
   /// The same instant as `deadline`. Both count nanoseconds on

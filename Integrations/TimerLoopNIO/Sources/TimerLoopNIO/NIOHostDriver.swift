@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import Synchronization
-@_spi(TimerLoopHost) import TimerLoop
+@_spi(TimerLoopHost) import TimerLoopCore
 
 /// Drives one ``NIOTimerLoop``'s scheduler on its SwiftNIO loop, by
 /// TimerLoop's host contract (`TimerHost`): passes run inside NIO tasks on

@@ -1,5 +1,5 @@
 import NIOCore
-import TimerLoop
+import TimerLoopCore
 
 extension NIOTimerLoop {
   /// The timer loops of NIO loops, by NIO loop.

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOEmbedded
-@_spi(TimerLoopHost) import TimerLoop
+@_spi(TimerLoopHost) import TimerLoopCore
 
 /// TimerLoop's timers on a SwiftNIO `EventLoop`: the loop's timer wheel,
 /// driven by the NIO loop itself, on its own thread. There is one per NIO
