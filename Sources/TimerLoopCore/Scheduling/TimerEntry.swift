@@ -3,7 +3,24 @@
 enum TimerBody {
   case once(@Sendable () -> Void)
   case repeating(@Sendable (TimerHandle) -> Void)
-  case handler(any TimerHandler)
+  /// A handler timer made on the loop thread: its handler in the table's
+  /// ``HandlerRegistry``, and its tag. The value stands for one of the
+  /// handler's timers there: whoever drops it unregisters it
+  /// (``TimerTable/release(_:)``).
+  case handler(HandlerTimer)
+  /// A handler held by the timer itself: BlockTimers' timers (one handler
+  /// each, so the registry would save nothing), and handler timers scheduled
+  /// from another thread, which cannot reach the registry. The tag is the
+  /// table's ``TimerTable/extra(_:)``.
+  case object(any TimerHandler)
+}
+
+/// A handler timer's body: 12 bytes, so that a ``TimerBody`` holding it is
+/// no larger than one holding a closure.
+struct HandlerTimer {
+  var tag: UInt64
+  /// The handler's entry in the ``HandlerRegistry``.
+  var index: UInt32
 }
 
 /// What the scheduler's table keeps of one timer, in the timer's row of the
@@ -45,23 +62,18 @@ struct TimerEntry {
   static let hasTicketBit: UInt8 = 2
 
   // Declared largest-first with the one-byte fields together: Swift lays a
-  // struct out in declaration order, and this order packs an entry into 32
-  // bytes, so that a wheel row is 56. The body takes 17 bytes, so the three
+  // struct out in declaration order, and this order packs an entry into 24
+  // bytes, so that a wheel row is 48. The body takes 17 bytes, so the three
   // one-byte fields fill the word up to `generation`: a fourth would push the
-  // entry to 40. The deadline is the row's.
+  // entry to 32. The deadline is the row's; a repeating timer's interval and
+  // an object handler's tag are the table's extras, and a free slot's link
+  // is its row's `prev`.
   var body: TimerBody?
   var phase = Phase.free
   /// ``firePending`` and ``hasTicket``, in one byte.
   var flags: UInt8 = 0
   var mode = Mode.oneShot
   var generation: UInt32 = 0
-  /// A repeating timer's interval in nanoseconds (at least 0.1 ms); a
-  /// handler timer's tag (its bit pattern); 0 for a closure one-shot; a free
-  /// entry's ``nextFree``. No entry has two of them, and one field keeps the
-  /// entry at 32 bytes.
-  var intervalOrTag: Int64 = 0
-
-  var tag: UInt64 { UInt64(bitPattern: intervalOrTag) }
 
   /// Set when the dispatch pass collects the timer, cleared when its call
   /// starts or when it is cancelled or rescheduled before that.
@@ -75,12 +87,5 @@ struct TimerEntry {
   var hasTicket: Bool {
     get { flags & Self.hasTicketBit != 0 }
     set { flags = newValue ? flags | Self.hasTicketBit : flags & ~Self.hasTicketBit }
-  }
-
-  /// A free entry's link in the table's free list: the slot freed before it,
-  /// or `nil` for the last.
-  var nextFree: UInt32? {
-    get { intervalOrTag < 0 ? nil : UInt32(truncatingIfNeeded: intervalOrTag) }
-    set { intervalOrTag = newValue.map { Int64($0) } ?? -1 }
   }
 }

@@ -147,8 +147,7 @@ extension TimerEventLoop {
   ) throws(TimerLoopError) -> TimerHandle {
     // Read once: each read of `scheduler` through the protocol retains it.
     let scheduler = scheduler
-    let id = try scheduler.schedule(
-      at: deadline, mode: .oneShot, intervalOrTag: 0, body: .handler(handler))
+    let id = try scheduler.schedule(at: deadline, mode: .oneShot, extra: 0, body: .object(handler))
     return TimerHandle(scheduler: scheduler, id: id)
   }
 
@@ -159,8 +158,7 @@ extension TimerEventLoop {
   ) throws(TimerLoopError) -> (TimerHandle, Deadline) {
     let scheduler = scheduler
     let deadline = scheduler.now + max(delay, .zero)
-    let id = try scheduler.schedule(
-      at: deadline, mode: .oneShot, intervalOrTag: 0, body: .handler(handler))
+    let id = try scheduler.schedule(at: deadline, mode: .oneShot, extra: 0, body: .object(handler))
     return (TimerHandle(scheduler: scheduler, id: id), deadline)
   }
 
@@ -173,6 +171,6 @@ extension TimerEventLoop {
     firstAt first: Deadline, every interval: TimeAmount, handler: any TimerHandler
   ) throws(TimerLoopError) -> TimerHandle {
     try scheduler.schedule(
-      at: first, interval: interval, missedTicks: .skip, body: .handler(handler))
+      at: first, interval: interval, missedTicks: .skip, body: .object(handler))
   }
 }

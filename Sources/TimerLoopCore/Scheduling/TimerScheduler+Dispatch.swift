@@ -121,28 +121,42 @@ extension TimerScheduler {
     // A shutdown drops the cancels still in the inbox: none may be admitted
     // past, so the flag is read inside the window too.
     let body = isShutdownFlag.load(ordering: .sequentiallyConsistent) ? nil : admit(timer)
-    let tag = table.pointee[entry: timer.slot].tag
     admitting.store(false, ordering: .releasing)
     // Released after the window (see AppliedRequests) and before the call: a
     // closure cancelled from another thread goes before anything else runs.
     _ = consume applied
     guard let body = consume body else { return false }
-    call(body, timer, tag: tag)
+    let release = table.pointee.release
+    call(body, timer, release: release)
+    // A callback that shut a virtual loop down released the table: the body
+    // is then the old table's, and is dropped.
+    guard table.pointee.release == release else { return true }
     finish(timer, body: body)
     return true
   }
 
   /// Calls a timer's closure or handler. The body is borrowed: switching
   /// over an owned one copied the payload, a retain and a release per firing.
-  private func call(_ body: borrowing TimerBody, _ timer: DueTimer, tag: UInt64) {
+  /// A registered handler is held through the call by the caller's body, which
+  /// stands for one of its timers (see ``TimerBody/handler(_:)``). `release`
+  /// is the table's ``TimerTable/release`` before the call.
+  private func call(_ body: borrowing TimerBody, _ timer: DueTimer, release: Int) {
     switch body {
     case .once(let closure):
       closure()
     case .repeating(let closure):
       closure(
         TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
-    case .handler(let handler):
-      handler.timerFired(tag: tag)
+    case .handler(let handlerTimer):
+      let handler = table.pointee.handlers.take(handlerTimer.index)
+      handler.timerFired(tag: handlerTimer.tag)
+      // Into the registry it was taken from, unless the table was released
+      // meanwhile: the handler is then dropped with this call.
+      if table.pointee.release == release {
+        table.pointee.handlers.putBack(handler, at: handlerTimer.index)
+      }
+    case .object(let handler):
+      handler.timerFired(tag: UInt64(bitPattern: table.pointee.extra(timer.slot)))
     }
   }
 
@@ -162,25 +176,29 @@ extension TimerScheduler {
   /// fixed-delay timer that was not cancelled or moved is queued one interval
   /// after its callback returned, a burst one one interval after the deadline
   /// it was due at (fixed-rate timers were queued when collected); a kept timer not armed again stays disarmed; a timer that
-  /// goes on gets its body back. The body of one that ended is released on
-  /// return, after the table changes.
+  /// goes on gets its body back. The body of one that ended is released
+  /// after the table changes.
   private func finish(_ timer: DueTimer, body: consuming TimerBody) {
-    guard table.pointee.isLive(timer.slot, generation: timer.generation) else { return }
+    guard table.pointee.isLive(timer.slot, generation: timer.generation) else {
+      _ = table.pointee.release(body)
+      return
+    }
     if table.pointee[entry: timer.slot].phase == .unqueued {
       switch table.pointee[entry: timer.slot].mode {
       case .oneShot:
         _ = table.pointee.free(timer.slot)
+        _ = table.pointee.release(body)
         return
       case .fixedDelay:
         table.pointee.reschedule(
           timer.slot,
-          to: now + TimeAmount(nanoseconds: table.pointee[entry: timer.slot].intervalOrTag))
+          to: now + TimeAmount(nanoseconds: table.pointee.extra(timer.slot)))
       case .burst:
         // The row still holds the deadline the timer was due at.
         table.pointee.reschedule(
           timer.slot,
           to: table.pointee.queue.deadline(of: timer.slot)
-            + TimeAmount(nanoseconds: table.pointee[entry: timer.slot].intervalOrTag))
+            + TimeAmount(nanoseconds: table.pointee.extra(timer.slot)))
       case .fixedRate, .kept:
         break
       }

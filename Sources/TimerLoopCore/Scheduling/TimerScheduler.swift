@@ -58,7 +58,7 @@ public final class TimerScheduler: @unchecked Sendable {
   enum Request {
     case execute(Work)
     case schedule(
-      ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
+      ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, extra: Int64?,
       body: TimerBody)
     case cancel(TimerID)
     case invalidate(TimerID)
@@ -248,31 +248,30 @@ public final class TimerScheduler: @unchecked Sendable {
   }
 
   /// Adds a timer: queued at `deadline`, or unqueued for `nil` (a kept timer
-  /// created disarmed). `intervalOrTag` as in ``TimerEntry``. `body` is
+  /// created disarmed). `extra` as in ``TimerTable/insert(deadline:mode:extra:body:)``. `body` is
   /// consumed, so that it moves into the row without a retain and a release.
   /// Inlined into each public form's entry point, so that an arm on the loop
   /// thread is one call.
   @inline(__always)
   func schedule(
-    at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
+    at deadline: Deadline?, mode: TimerEntry.Mode, extra: Int64?,
     body: consuming TimerBody
   ) throws(TimerLoopError) -> TimerID {
     guard inLoopThread else {
-      return try request(at: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
+      return try request(at: deadline, mode: mode, extra: extra, body: consume body)
     }
     applyRequestsFirst()
     guard !isShutdown else { throw .shutdown }
-    let id = table.pointee.insert(
-      deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
+    let id = table.pointee.insert(deadline: deadline, mode: mode, extra: extra, body: consume body)
     if let deadline, deadline < table.pointee.hostWakeBy { hostNeedsPass(by: deadline) }
     return id
   }
 
-  /// ``schedule(at:mode:intervalOrTag:body:)`` from another thread: a
+  /// ``schedule(at:mode:extra:body:)`` from another thread: a
   /// request under a fresh ticket.
   @inline(never)
   private func request(
-    at deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
+    at deadline: Deadline?, mode: TimerEntry.Mode, extra: Int64?,
     body: consuming TimerBody
   ) throws(TimerLoopError) -> TimerID {
     var body = Optional(body)
@@ -283,8 +282,7 @@ public final class TimerScheduler: @unchecked Sendable {
       inbox.nextTicket += 1
       let dropped = append(
         .schedule(
-          ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag,
-          body: body.take()!),
+          ticket: ticket, deadline: deadline, mode: mode, extra: extra, body: body.take()!),
         to: &inbox)
       return (ticket, dropped)
     }
@@ -311,7 +309,7 @@ public final class TimerScheduler: @unchecked Sendable {
         uptimeNanoseconds: deadline.uptimeNanoseconds.burstStart(
           now: now.uptimeNanoseconds, interval: nanoseconds))
       : deadline
-    let id = try schedule(at: first, mode: mode, intervalOrTag: nanoseconds, body: consume body)
+    let id = try schedule(at: first, mode: mode, extra: nanoseconds, body: consume body)
     return TimerHandle(scheduler: self, id: id)
   }
 
@@ -322,19 +320,29 @@ public final class TimerScheduler: @unchecked Sendable {
   func schedule(
     at deadline: Deadline, once body: consuming @escaping @Sendable () -> Void
   ) throws(TimerLoopError) -> TimerID {
-    try schedule(at: deadline, mode: .oneShot, intervalOrTag: 0, body: .once(consume body))
+    try schedule(at: deadline, mode: .oneShot, extra: nil, body: .once(consume body))
   }
 
   /// Adds a handler timer: a one-shot at `deadline`, or a kept timer,
   /// disarmed, for `nil`. Behind the inlinable handler calls of
   /// ``TimerEventLoop``, so that they reach the scheduler without a protocol witness.
+  /// On the loop thread its handler goes into the registry; the handler is
+  /// borrowed, so the arm retains it only if the registry does not hold it yet.
   @usableFromInline
   func schedule(
-    handler: consuming any TimerHandler, tag: UInt64, at deadline: Deadline?
+    handler: borrowing any TimerHandler, tag: UInt64, at deadline: Deadline?
   ) throws(TimerLoopError) -> TimerID {
-    try schedule(
-      at: deadline, mode: deadline == nil ? .kept : .oneShot,
-      intervalOrTag: Int64(bitPattern: tag), body: .handler(consume handler))
+    let mode: TimerEntry.Mode = deadline == nil ? .kept : .oneShot
+    guard inLoopThread else {
+      return try request(
+        at: deadline, mode: mode, extra: Int64(bitPattern: tag), body: .object(copy handler))
+    }
+    applyRequestsFirst()
+    guard !isShutdown else { throw .shutdown }
+    let timer = HandlerTimer(tag: tag, index: table.pointee.handlers.register(handler))
+    let id = table.pointee.insert(deadline: deadline, mode: mode, extra: nil, body: .handler(timer))
+    if let deadline, deadline < table.pointee.hostWakeBy { hostNeedsPass(by: deadline) }
+    return id
   }
 
   /// Cancels a timer: ends it, or disarms it if it is a kept one.
@@ -398,7 +406,7 @@ public final class TimerScheduler: @unchecked Sendable {
     guard table.pointee[entry: slot].mode == .burst else { return deadline }
     return Deadline(
       uptimeNanoseconds: deadline.uptimeNanoseconds.burstStart(
-        now: now.uptimeNanoseconds, interval: table.pointee[entry: slot].intervalOrTag))
+        now: now.uptimeNanoseconds, interval: table.pointee.extra(slot)))
   }
 
   /// Tells the host that work added outside a pass is due at `deadline`,
@@ -516,6 +524,7 @@ public final class TimerScheduler: @unchecked Sendable {
   public func releaseTable() {
     var released = table.move()
     table.initialize(to: TimerTable(now: now))
+    table.pointee.release = released.release &+ 1
     let jobs = released.tasks.filter(\.isJob)
     released.tasks = []
     _ = consume released
@@ -592,9 +601,8 @@ public final class TimerScheduler: @unchecked Sendable {
       switch request {
       case .execute(let work):
         table.pointee.tasks.append(work)
-      case .schedule(let ticket, let deadline, let mode, let intervalOrTag, let body):
-        table.pointee.insert(
-          ticket: ticket, deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: body)
+      case .schedule(let ticket, let deadline, let mode, let extra, let body):
+        table.pointee.insert(ticket: ticket, deadline: deadline, mode: mode, extra: extra, body: body)
       case .cancel(let id):
         if let slot = table.pointee.slot(of: id), let body = table.pointee.cancel(slot) {
           applied.cancelled.append(body)

@@ -1,14 +1,27 @@
+import Glibc
+
 /// The timers of one loop: their rows in the wheel that orders them, the free
 /// slots, and the tasks waiting for the next pass. Touched only by the loop's
 /// thread, so it needs no lock; other threads reach it through the
 /// scheduler's inbox.
 struct TimerTable: ~Copyable {
   var queue: TimerWheel
+  /// The handlers of the timers whose body is ``TimerBody/handler(_:)``.
+  var handlers = HandlerRegistry()
   /// The most recently freed slot, the head of a list through the free
-  /// entries (``TimerEntry/nextFree``), reused first; `nil` when none is free.
-  /// A list through the rows, not an array: freeing and reusing a slot touch
-  /// only its row and cost no uniqueness check or capacity test.
-  var firstFree: UInt32?
+  /// rows (``TimerWheel/freeLink(of:)``), reused first; ``noFreeSlot`` when
+  /// none is free. A list through the rows, not an array: freeing and reusing
+  /// a slot touch only its row and cost no uniqueness check or capacity test.
+  var firstFree = noFreeSlot
+  /// Beyond every slot.
+  static let noFreeSlot = UInt32.max
+  /// Per slot, a repeating timer's interval in nanoseconds (at least 0.1 ms)
+  /// or a ``TimerBody/object(_:)`` timer's tag; `extraCapacity` of them. Apart
+  /// from the rows, which then hold no field that closure one-shots and
+  /// registered handler timers leave unused; allocated at the first timer
+  /// that has one, and grown to the rows' capacity.
+  private var extras = UnsafeMutablePointer<Int64>(bitPattern: MemoryLayout<Int64>.alignment)!
+  private var extraCapacity = 0
   /// How many slots the free list holds.
   var freeCount = 0
   /// Slots that reached ``TimerID/lastGeneration`` and are never reused (see ``free(_:)``).
@@ -28,9 +41,37 @@ struct TimerTable: ~Copyable {
   /// for hosts that run code on their thread only inside passes (the epoll
   /// and virtual loops), so the check never calls.
   var hostWakeBy = Deadline.distantPast
+  /// How many tables the scheduler released before this one
+  /// (``TimerScheduler/releaseTable()``): a callback can release the table
+  /// whose timer it runs, and the pass must not then put that timer's body
+  /// into the new table.
+  var release = 0
 
   init(now: Deadline) {
     queue = TimerWheel(now: now)
+  }
+
+  deinit {
+    if extraCapacity > 0 { Glibc.free(extras) }
+  }
+
+  /// The interval or tag of the timer in `slot` (see `extras`).
+  /// - Precondition: the timer has one.
+  func extra(_ slot: UInt32) -> Int64 {
+    extras[Int(slot)]
+  }
+
+  /// Sets ``extra(_:)``, making room for it if need be.
+  mutating func setExtra(_ value: Int64, of slot: UInt32) {
+    if Int(slot) >= extraCapacity { growExtras(through: slot) }
+    extras[Int(slot)] = value
+  }
+
+  @inline(never)
+  private mutating func growExtras(through slot: UInt32) {
+    while Int(slot) >= extraCapacity {
+      UnsafeMutablePointer.growByDoubling(&extras, capacity: &extraCapacity, of: "timer intervals")
+    }
   }
 
   /// The entry of `slot`, read and changed in place in the wheel's row.
@@ -41,44 +82,43 @@ struct TimerTable: ~Copyable {
   }
 
   /// Adds a timer and queues it at `deadline`; a `nil` deadline adds it
-  /// unqueued (a kept timer created disarmed). O(1) amortised (see ``TimerWheel``).
+  /// unqueued (a kept timer created disarmed). `extra` is the timer's
+  /// ``extra(_:)``: a repeating timer's interval, or an object handler's tag.
+  /// O(1) amortised (see ``TimerWheel``).
   /// Inlined into the scheduler's arm with the wheel's row and push code: one
   /// call where there were four (see ``TimerWheel/appendRow(_:)``).
   @inline(__always)
   mutating func insert(
-    deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64, body: consuming TimerBody
+    deadline: Deadline?, mode: TimerEntry.Mode, extra: Int64?, body: consuming TimerBody
   ) -> TimerID {
     // Built in place, not in a local: a local copy costs a retain and a
     // release of the closure per timer.
     let phase: TimerEntry.Phase = deadline == nil ? .unqueued : .queued
     let slot: UInt32
     let generation: UInt32
-    if let reused = firstFree {
-      slot = reused
+    if firstFree != Self.noFreeSlot {
+      slot = firstFree
       generation = self[entry: slot].generation
-      firstFree = self[entry: slot].nextFree
+      firstFree = queue.freeLink(of: slot)
       freeCount &-= 1
       self[entry: slot] = TimerEntry(
-        body: consume body, phase: phase, mode: mode, generation: generation,
-        intervalOrTag: intervalOrTag)
+        body: consume body, phase: phase, mode: mode, generation: generation)
     } else {
       generation = 0
       slot = queue.appendRow(
-        TimerEntry(
-          body: consume body, phase: phase, mode: mode, generation: 0, intervalOrTag: intervalOrTag)
-      )
+        TimerEntry(body: consume body, phase: phase, mode: mode, generation: 0))
     }
+    if let extra { setExtra(extra, of: slot) }
     if let deadline { queue.push(slot: slot, deadline: deadline) }
     return .local(slot: slot, generation: generation)
   }
 
   /// Adds a timer requested from another thread under `ticket`.
   mutating func insert(
-    ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, intervalOrTag: Int64,
+    ticket: UInt64, deadline: Deadline?, mode: TimerEntry.Mode, extra: Int64?,
     body: consuming TimerBody
   ) {
-    let id = insert(
-      deadline: deadline, mode: mode, intervalOrTag: intervalOrTag, body: consume body)
+    let id = insert(deadline: deadline, mode: mode, extra: extra, body: consume body)
     self[entry: id.slot].hasTicket = true
     tickets.add(ticket: ticket, slot: id.slot, generation: id.generation)
   }
@@ -112,13 +152,15 @@ struct TimerTable: ~Copyable {
       && self[entry: slot].phase != .free
   }
 
-  /// Ends the timer in `slot` and returns its body, for the caller to release
-  /// once it has stopped touching the table (a `deinit` may call back in).
+  /// Ends the timer in `slot` and returns what of its body the caller is to
+  /// release once it has stopped touching the table (a `deinit` may call
+  /// back in): a closure or object handler, or a registered handler whose
+  /// last timer this was (see ``release(_:)``).
   ///
   /// The slot's next timer gets the next generation. A slot whose timer had
   /// the last one an id can hold is retired instead: a wrapped generation
   /// would let a handle from 2^31 timers ago act on a new timer. Retiring
-  /// costs one 56-byte row per 2^31 timers ended in one slot (at a million
+  /// costs one 48-byte row per 2^31 timers ended in one slot (at a million
   /// schedule/cancel pairs a second, one row every 36 minutes), where a wider
   /// id would cost bytes in every handle and every row.
   mutating func free(_ slot: UInt32) -> TimerBody? {
@@ -126,19 +168,30 @@ struct TimerTable: ~Copyable {
     // Moved out and the fields set one by one: a new entry assigned whole
     // destroys the old one through an outlined call. `insert` sets every
     // field again, so the mode and flags of a free entry are left as they were.
-    let body = self[entry: slot].body.take()
+    let body = release(self[entry: slot].body.take())
     let generation = self[entry: slot].generation
     self[entry: slot].phase = .free
     self[entry: slot].generation = generation &+ 1
     if self[entry: slot].hasTicket && tickets.timerEnded() { sweepTickets() }
     if generation < TimerID.lastGeneration {
-      self[entry: slot].nextFree = firstFree
+      queue.setFreeLink(firstFree, of: slot)
       firstFree = slot
       freeCount &+= 1
     } else {
       retiredSlotCount &+= 1
     }
     return body
+  }
+
+  /// What of a body taken from the table is to be released: the body itself,
+  /// or for a registered handler timer (which stands for one of its
+  /// handler's timers) the handler if that was its last timer, else nothing.
+  /// Every body the table hands out that does not go back into a row passes
+  /// through here.
+  @inline(__always)
+  mutating func release(_ body: consuming TimerBody?) -> TimerBody? {
+    guard case .handler(let timer) = body else { return body }
+    return handlers.unregister(timer.index).map { .object($0) }
   }
 
   /// Drops the ticket entries of timers that have ended (see ``TicketMap``).
@@ -202,10 +255,7 @@ struct TimerTable: ~Copyable {
   /// firing, which never comes here, would pay for a call (figures in Benchmarks/RESULTS.md).
   @inline(never)
   private mutating func requeueAtNextGridPoint(_ slot: UInt32, now: Deadline) {
-    // The stored field: a computed property of the entry, inlined here, made
-    // a copy of the whole entry, a retain and a release of the body per
-    // firing.
-    let interval = TimeAmount(nanoseconds: self[entry: slot].intervalOrTag)
+    let interval = TimeAmount(nanoseconds: extra(slot))
     // The grid is anchored at the deadline the timer was just popped at.
     let next = queue.deadline(of: slot).nextGridPoint(after: now, interval: interval)
     queue.push(slot: slot, deadline: next)

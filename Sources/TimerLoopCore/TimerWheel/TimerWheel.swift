@@ -42,7 +42,7 @@ import Glibc
 /// queue; `popFirst` O(1) amortised plus the near queue's O(1) or O(log k);
 /// `earliestDeadline` O(1) to read the
 /// bitmaps, plus, once per slot, a scan of the earliest slot's list (see
-/// ``earliestDeadline()``). Memory: one 56-byte row per slot, 4 KB of
+/// ``earliestDeadline()``). Memory: one 48-byte row per slot, 4 KB of
 /// list heads, and the near queue.
 ///
 /// Invariants, checked after every queue operation by `checkInvariants()` in debug
@@ -180,6 +180,18 @@ struct TimerWheel: ~Copyable {
   /// after ``popFirst(dueAt:)`` returned it, the deadline it is (was) due at.
   func deadline(of slot: UInt32) -> Deadline {
     Deadline(uptimeNanoseconds: rows[Int(slot)].deadline)
+  }
+
+  /// The link of an unqueued row in a list its owner keeps through such rows
+  /// (the table's free slots): its `prev`, which only a queued row uses.
+  func freeLink(of slot: UInt32) -> UInt32 {
+    rows[Int(slot)].prev
+  }
+
+  /// Sets ``freeLink(of:)``.
+  /// - Precondition: `slot` is not queued.
+  func setFreeLink(_ link: UInt32, of slot: UInt32) {
+    rows[Int(slot)].prev = link
   }
 
   func contains(slot: UInt32) -> Bool {
