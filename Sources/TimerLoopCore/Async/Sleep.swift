@@ -12,20 +12,23 @@ extension ClockTimerHandle: SleepTimer {}
 /// cancelled, or the loop shuts down (which releases the timer's closure
 /// without calling it). Whichever comes first takes the continuation out of
 /// `phase` under the lock and resumes it; the others find nothing to resume,
-/// so it is resumed exactly once and never leaked. Generic over the timer's
-/// handle, so that sleeps on every clock share this one path.
-final class Sleep<Timer: SleepTimer>: Sendable {
+/// so it is resumed exactly once and never leaked. Sleeps on every clock share
+/// this one path through an existential handle, not a generic parameter: a
+/// generic class's nested state has its metadata looked up at run time on
+/// every lock (about a fifth of a sleep's instructions at 100,000 sleeping
+/// tasks, Benchmarks/RESULTS.md).
+final class Sleep: Sendable {
   private enum Phase {
     /// The continuation does not exist yet.
     case idle
     /// Suspended. The handle is `nil` until the timer is scheduled; from then
     /// on the sleep counts in ``SleepingTasks``.
-    case waiting(UnsafeContinuation<Void, any Error>, Timer?)
+    case waiting(UnsafeContinuation<Void, any Error>, (any SleepTimer)?)
     case finished
   }
 
   /// Schedules the sleep's one-shot timer to call `alarm` at the sleep's end.
-  typealias Arm = (_ alarm: @escaping @Sendable () -> Void) throws(TimerLoopError) -> Timer
+  typealias Arm = (_ alarm: @escaping @Sendable () -> Void) throws(TimerLoopError) -> any SleepTimer
 
   private let phase = Locked(Phase.idle)
   /// The count the sleep is in, not the scheduler: the timer's closure
@@ -55,7 +58,7 @@ final class Sleep<Timer: SleepTimer>: Sendable {
     phase.withLock { $0 = .waiting(continuation, nil) }
     // A cancellation before this point found no continuation to resume.
     if Task.isCancelled { return finish(throwing: CancellationError()) }
-    let handle: Timer
+    let handle: any SleepTimer
     // Held until `arm` has returned or its error has finished the sleep: a
     // failing `arm` releases its closure, and the alarm's release alone
     // would end the sleep with `shutdown` instead of the error thrown.
@@ -80,7 +83,7 @@ final class Sleep<Timer: SleepTimer>: Sendable {
   /// Resumes the task, returning if `error` is `nil`, unless it was resumed
   /// already. Cancellation also cancels the timer.
   fileprivate func finish(throwing error: (any Error)?) {
-    let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, Timer?)? in
+    let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, (any SleepTimer)?)? in
       guard case .waiting(let continuation, let handle) = phase else { return nil }
       phase = .finished
       if handle != nil { sleepingTasks.decrement() }
@@ -100,10 +103,10 @@ final class Sleep<Timer: SleepTimer>: Sendable {
 /// closure after firing it, when the timer is cancelled, and at shutdown
 /// without firing it; in that last case nothing else would resume the task,
 /// so the release itself does.
-private final class Alarm<Timer: SleepTimer>: Sendable {
-  private let sleep: Sleep<Timer>
+private final class Alarm: Sendable {
+  private let sleep: Sleep
 
-  init(_ sleep: Sleep<Timer>) {
+  init(_ sleep: Sleep) {
     self.sleep = sleep
   }
 
