@@ -43,21 +43,30 @@ final class Sleep: Sendable {
 
   /// Suspends the calling task until the timer that `arm` schedules on
   /// `scheduler`'s loop fires; see ``TimerEventLoop/sleep(until:)-(Deadline)``.
-  static func run(on scheduler: TimerScheduler, arm: Arm) async throws {
+  nonisolated(nonsending) static func run(on scheduler: TimerScheduler, arm: Arm) async throws {
     let sleep = Sleep(sleepingTasks: scheduler.sleepingTasks)
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
         sleep.start(continuation, arm: arm)
       }
     } onCancel: {
-      sleep.finish(throwing: CancellationError())
+      sleep.finish(.cancelled)
     }
+  }
+
+  /// What ended a sleep. Not an `any Error`: the alarm's release asks to end
+  /// every sleep with `shutdown`, almost always one already ended by its
+  /// timer, and boxing that error each time cost an allocation per sleep.
+  fileprivate enum Ending {
+    case rang
+    case cancelled
+    case failed(TimerLoopError)
   }
 
   private func start(_ continuation: UnsafeContinuation<Void, any Error>, arm: Arm) {
     phase.withLock { $0 = .waiting(continuation, nil) }
     // A cancellation before this point found no continuation to resume.
-    if Task.isCancelled { return finish(throwing: CancellationError()) }
+    if Task.isCancelled { return finish(.cancelled) }
     let handle: any SleepTimer
     // Held until `arm` has returned or its error has finished the sleep: a
     // failing `arm` releases its closure, and the alarm's release alone
@@ -67,7 +76,7 @@ final class Sleep: Sendable {
     do {
       handle = try arm { [alarm] in alarm.ring() }
     } catch {
-      return finish(throwing: error)
+      return finish(.failed(error))
     }
     let armed = phase.withLock { phase in
       guard case .waiting(let continuation, nil) = phase else { return false }
@@ -80,9 +89,9 @@ final class Sleep: Sendable {
     if !armed { handle.cancel() }
   }
 
-  /// Resumes the task, returning if `error` is `nil`, unless it was resumed
-  /// already. Cancellation also cancels the timer.
-  fileprivate func finish(throwing error: (any Error)?) {
+  /// Resumes the task as `ending` says, unless it was resumed already.
+  /// Cancellation also cancels the timer.
+  fileprivate func finish(_ ending: Ending) {
     let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, (any SleepTimer)?)? in
       guard case .waiting(let continuation, let handle) = phase else { return nil }
       phase = .finished
@@ -90,11 +99,14 @@ final class Sleep: Sendable {
       return (continuation, handle)
     }
     guard let (continuation, handle) = taken else { return }
-    if let error {
-      if error is CancellationError { handle?.cancel() }
-      continuation.resume(throwing: error)
-    } else {
+    switch ending {
+    case .rang:
       continuation.resume()
+    case .cancelled:
+      handle?.cancel()
+      continuation.resume(throwing: CancellationError())
+    case .failed(let error):
+      continuation.resume(throwing: error)
     }
   }
 }
@@ -111,11 +123,11 @@ private final class Alarm: Sendable {
   }
 
   func ring() {
-    sleep.finish(throwing: nil)
+    sleep.finish(.rang)
   }
 
   deinit {
     // After `ring()` or a cancellation the sleep is finished and this does nothing.
-    sleep.finish(throwing: TimerLoopError.shutdown)
+    sleep.finish(.failed(.shutdown))
   }
 }

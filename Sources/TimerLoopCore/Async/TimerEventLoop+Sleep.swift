@@ -3,6 +3,9 @@ extension TimerEventLoop {
   /// (a ``VirtualEventLoop``'s virtual clock) or later, without blocking any
   /// thread: the task is resumed by a one-shot timer on this loop and then
   /// continues on its own executor (the loop thread only runs the timer).
+  /// The call runs on the caller's isolation (`nonisolated(nonsending)`,
+  /// SE-0461), so it adds no executor hop of its own: each hop of a task that
+  /// prefers a task executor costs the runtime a look-up of that preference.
   ///
   /// Never resumes before `deadline`: the timer follows ``TimerEventLoop``'s
   /// never-early rule. A deadline in the past resumes in the loop's next
@@ -18,7 +21,7 @@ extension TimerEventLoop {
   ///   the loop releases the timer (for a ``VirtualEventLoop`` shut down from
   ///   another thread, when its loop thread next runs). Exactly one of these
   ///   outcomes, or the return, ends each call.
-  public func sleep(until deadline: Deadline) async throws {
+  nonisolated(nonsending) public func sleep(until deadline: Deadline) async throws {
     try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
       TimerHandle(scheduler: scheduler, id: try scheduler.schedule(at: deadline, once: alarm))
     }
@@ -30,7 +33,8 @@ extension TimerEventLoop {
   /// ``VirtualEventLoop``'s virtual boot time) or later, without blocking any
   /// thread: the task is resumed by a one-shot boot-time timer on this loop
   /// (``schedule(at:_:)-(ContinuousClock.Instant,_)``) and then continues on
-  /// its own executor (the loop thread only runs the timer).
+  /// its own executor (the loop thread only runs the timer). Runs on the
+  /// caller's isolation, as ``sleep(until:)-(Deadline)`` does.
   ///
   /// Never resumes before `instant` on that clock. Time the machine spends
   /// suspended counts: a sleep whose instant passes during a suspend resumes
@@ -48,7 +52,7 @@ extension TimerEventLoop {
   ///   `NIOTimerLoop`). Exactly one of these outcomes, or the
   ///   return, ends each call. It counts in ``sleepingTaskCount`` as the
   ///   monotonic sleeps do.
-  public func sleep(until instant: ContinuousClock.Instant) async throws {
+  nonisolated(nonsending) public func sleep(until instant: ContinuousClock.Instant) async throws {
     try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
       try schedule(at: instant, alarm)
     }
@@ -58,11 +62,12 @@ extension TimerEventLoop {
   /// whole nanosecond); see ``sleep(until:)-(Deadline)``. A zero or negative
   /// duration resumes in the loop's next pass; a huge one saturates to
   /// ``Deadline/distantFuture`` (never resumes by itself, only by
-  /// cancellation or shutdown).
+  /// cancellation or shutdown). Runs on the caller's isolation, as
+  /// ``sleep(until:)-(Deadline)`` does.
   ///
   /// - Throws: `CancellationError` or ``TimerLoopError/shutdown``, as
   ///   ``sleep(until:)-(Deadline)`` does.
-  public func sleep(for duration: Duration) async throws {
+  nonisolated(nonsending) public func sleep(for duration: Duration) async throws {
     try await sleep(until: now.after(duration))
   }
 
@@ -90,7 +95,7 @@ extension TimerEventLoop {
   }
 
   /// ``sleep(until:)-(Date)`` with the date in nanoseconds since 1970.
-  package func sleep(untilWallNanoseconds nanoseconds: Int64) async throws {
+  nonisolated(nonsending) package func sleep(untilWallNanoseconds nanoseconds: Int64) async throws {
     try await Sleep.run(on: scheduler) { alarm throws(TimerLoopError) in
       try scheduleClockTimer(on: .wall, at: nanoseconds, repeats: .never, body: .once(alarm))
     }

@@ -6,7 +6,8 @@ extension TimerEventLoop {
   /// (``wallClockNow``: `CLOCK_REALTIME`, as `Date()` reads it) reaches
   /// `date`, or later, without blocking any thread: a one-shot wall-clock
   /// timer of this loop (``schedule(at:_:)-(Date,_)``) resumes the task,
-  /// which then continues on its own executor.
+  /// which then continues on its own executor. Runs on the caller's
+  /// isolation, as ``sleep(until:)-(Deadline)`` does.
   ///
   /// Follows changes of the wall clock: set forward past `date`, the task
   /// resumes in the loop's next pass; set back, it waits until the clock
@@ -29,7 +30,7 @@ extension TimerEventLoop {
   ///   wall-clock timers (TimerLoopNIO's `NIOTimerLoop`).
   ///   Exactly one of these outcomes, or the return, ends each call.
   @_disfavoredOverload
-  public func sleep(until date: Date) async throws {
+  nonisolated(nonsending) public func sleep(until date: Date) async throws {
     try await sleep(untilWallNanoseconds: date.wallNanoseconds)
   }
 }
