@@ -40,7 +40,7 @@ enum Implementation: String, CaseIterable, Sendable {
     case .timerloopHandler:
       "TimerLoop's EpollEventLoop, handler timers (TimerHandler, TimerKey)"
     case .timerloopPool:
-      "TimerLoop's sleep(until:), tasks on the default executor (sleep, sleep-group)"
+      "TimerLoop's sleep(until:), tasks on the default executor (sleep workloads)"
     case .blocktimer:
       "BlockTimers' BlockTimer (the Foundation.Timer drop-in) on TimerLoop's loop"
     case .weakTarget:

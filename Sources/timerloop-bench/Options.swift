@@ -21,7 +21,7 @@ struct Options {
   var leeway: Duration?
   /// The largest `--leeway`, in microseconds: `EpollEventLoop` clamps its leeway to 1 s.
   static let maximumLeewayMicroseconds = 1_000_000
-  /// `--group`: with `sleep`, run `sleep-group` right after it.
+  /// `--group`: with `sleep`, run `sleep-group` and `sleep-nested` right after it.
   var group = false
   /// `--raw`: print the metric lines instead of the report.
   var raw = false
@@ -56,6 +56,8 @@ struct Options {
                 bytes per task, CPU per wake-up, lateness (T = 10,000)
       sleep-group
                 sleep with the T tasks as the children of one task group (see --group)
+      sleep-nested
+                sleep with the T tasks as the children of nested groups of at most 256
       scaling   churn and million at N/1000, N/100, N/10 and N timers, TimerLoop only
                 (N = 10,000,000; under a minute, about 2 GB)
       soak      C live timers churned for --seconds, resident set sampled every second,
@@ -67,10 +69,10 @@ struct Options {
     options:
       --impl IMPL    timerloop, timerloop-handler (TimerLoop's handler timers: million, churn,
                      memory and cross), timerloop-pool (the loop's sleep, tasks on the
-                     default executor: sleep and sleep-group only), blocktimer (BlockTimers' BlockTimer: million, churn,
-                     jitter, memory and cross), weak-target (its WeakTargetTimer: million,
-                     churn and memory), foundation, dispatch or continuous (Task.sleep:
-                     sleep and sleep-group only);
+                     default executor: the sleep workloads only), blocktimer (BlockTimers'
+                     BlockTimer: million, churn, jitter, memory and cross), weak-target (its
+                     WeakTargetTimer: million, churn and memory), foundation, dispatch or
+                     continuous (Task.sleep: the sleep workloads only);
                      repeat it or separate with commas (default: all)
       --timers N     the workload's main count: N (million, memory, scaling, cross), C (churn),
                      K (jitter), T (sleep)
@@ -78,8 +80,8 @@ struct Options {
       --leeway L     the leeway of timerloop's (and blocktimer's) loop in jitter, in whole microseconds from 0 to
                      1,000,000 (default: the loop's, \(EpollEventLoop.defaultLeeway.inNanoseconds / 1_000)); needs the jitter workload;
                      other workloads and implementations ignore it
-      --group        with sleep: run sleep-group too, reported beside it (the same tasks as
-                     one task group's children)
+      --group        with sleep: run sleep-group and sleep-nested too, reported beside it
+                     (the same tasks as one task group's children, and as nested groups')
       --raw          print only the metric lines, <impl>.<workload>.<metric>=<value> <unit>,
                      the format of the C peers in Benchmarks/peers (for scripts)
       --plot FILE    also write an SVG plot to FILE: each workload's lateness percentiles
@@ -171,7 +173,10 @@ struct Options {
       guard let sleep = workloads.firstIndex(of: .sleep) else {
         throw UsageError("--group runs sleep's tasks as a task group's children: select sleep")
       }
-      if !workloads.contains(.sleepGroup) { workloads.insert(.sleepGroup, at: sleep + 1) }
+      for (offset, shape) in [Workload.sleepGroup, .sleepNested].enumerated()
+      where !workloads.contains(shape) {
+        workloads.insert(shape, at: sleep + 1 + offset)
+      }
     }
     if !workloads.isEmpty { self.workloads = workloads }
     if !implementations.isEmpty { self.implementations = implementations }
@@ -181,7 +186,7 @@ struct Options {
     if cases.isEmpty {
       throw UsageError(
         "no selected workload runs on the selected implementations (scaling, soak and cross:"
-          + " TimerLoop only; sleep and sleep-group: timerloop, timerloop-pool and continuous"
+          + " TimerLoop only; sleep and its group shapes: timerloop, timerloop-pool and continuous"
           + " only)")
     }
   }

@@ -7,7 +7,9 @@ import TimerLoop
 /// durations come from a fixed seed, the same on every implementation), as a server's tasks
 /// wait on timeouts and backoffs. `sleep-group` runs the same tasks as the children of one
 /// task group (`withTaskGroup`, the group's task on the same executor as the children), the
-/// shape a new user writes for "run these and wait for all".
+/// shape a new user writes for "run these and wait for all"; `sleep-nested` as the children
+/// of nested discarding task groups of at most ``nestedWidth`` children each, the pattern the
+/// AsyncAwait article recommends for thousands of children.
 ///
 /// - `timerloop`: `loop.sleep(until:)` on an `EpollEventLoop` running on a thread of its own;
 ///   every task prefers the loop as its task executor (`Task(executorPreference:)`), so it
@@ -34,14 +36,28 @@ enum SleepWorkload {
   /// with room for a slow executor (a task group of 100,000 children took over a minute).
   static let patience = DispatchTimeInterval.seconds(600)
 
+  /// How the tasks are made.
+  enum Shape {
+    /// Each its own unstructured task (`Task(executorPreference:)`).
+    case tasks
+    /// The children of one `withTaskGroup`.
+    case group
+    /// The children of groups of at most ``nestedWidth`` children, themselves the children of
+    /// one group.
+    case nestedGroups
+  }
+
+  /// The most children a group of `sleep-nested` has: the runtime finds an ending child in its
+  /// group's list by walking it (Benchmarks/RESULTS.md, 2026-12-03).
+  static let nestedWidth = 256
+
   /// One sleep of `duration` from now; returns how late the task woke (never negative
   /// unless the sleep ended early).
   typealias Nap = @Sendable (_ duration: Duration) async -> Duration
 
-  /// Runs the workload with `count` tasks on `implementation`, as one task group's children
-  /// if `group`, and emits its metrics.
+  /// Runs the workload with `count` tasks of `shape` on `implementation` and emits its metrics.
   static func run(
-    _ implementation: Implementation, count: Int, group: Bool, sink: MetricSink
+    _ implementation: Implementation, count: Int, shape: Shape, sink: MetricSink
   ) throws {
     let recorder = SleepRecorder(tasks: count)
     let rssBefore = ProcessStats.residentBytes()
@@ -77,7 +93,15 @@ enum SleepWorkload {
         recorder.record(lateness: await nap(recorder.duration(task: task, round: round)))
       }
     }
-    if group {
+    switch shape {
+    case .tasks:
+      for task in 0..<count {
+        Task(executorPreference: executor) {
+          await sleeper(task)
+          recorder.tasksEnd(1)
+        }
+      }
+    case .group:
       // Ends when the group has taken back every child: its cost is the run's.
       Task(executorPreference: executor) {
         await withTaskGroup(of: Void.self) { tasks in
@@ -87,12 +111,20 @@ enum SleepWorkload {
         }
         recorder.tasksEnd(count)
       }
-    } else {
-      for task in 0..<count {
-        Task(executorPreference: executor) {
-          await sleeper(task)
-          recorder.tasksEnd(1)
+    case .nestedGroups:
+      Task(executorPreference: executor) {
+        await withDiscardingTaskGroup { groups in
+          for first in stride(from: 0, to: count, by: nestedWidth) {
+            groups.addTask(executorPreference: executor) {
+              await withDiscardingTaskGroup { tasks in
+                for task in first..<min(first + nestedWidth, count) {
+                  tasks.addTask(executorPreference: executor) { await sleeper(task) }
+                }
+              }
+            }
+          }
         }
+        recorder.tasksEnd(count)
       }
     }
     let rssSleeping = recorder.residentBytesOnceAllSleep()

@@ -51,7 +51,7 @@ extension Workload {
           "bytes_left_per_timer", "fired",
         ],
         headline: "pair_ns", plotted: ["bytes_per_pending_timer"])
-    case .sleep, .sleepGroup:
+    case .sleep, .sleepGroup, .sleepNested:
       WorkloadSummary(
         name: rawValue,
         rows: [

@@ -20,6 +20,8 @@ enum Workload: String, CaseIterable, Sendable {
   case sleep
   /// ``SleepWorkload`` with the tasks as one task group's children (`--group`).
   case sleepGroup = "sleep-group"
+  /// ``SleepWorkload`` with the tasks as the children of nested groups (`--group`).
+  case sleepNested = "sleep-nested"
 
   /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`
   /// and `sleep` (at its default T of 10,000, about ten seconds for both implementations).
@@ -38,7 +40,7 @@ enum Workload: String, CaseIterable, Sendable {
     case .scaling: ScalingWorkload.defaultCount
     case .soak: SoakWorkload.defaultCount
     case .cross: CrossWorkload.defaultCount
-    case .sleep, .sleepGroup: SleepWorkload.defaultCount
+    case .sleep, .sleepGroup, .sleepNested: SleepWorkload.defaultCount
     }
   }
 
@@ -46,16 +48,17 @@ enum Workload: String, CaseIterable, Sendable {
   /// alone, `cross` both TimerLoop APIs, jitter does not run on `timerloop-handler` or
   /// `weak-target` (nor anything but `million`, `churn`, `jitter`, `memory` and, for
   /// `blocktimer`, `cross` on BlockTimers), `sleep`
-  /// and `sleep-group` compare the loop (`timerloop`, `timerloop-pool`) with `continuous` only
+  /// `sleep-group` and `sleep-nested` compare the loop (`timerloop`, `timerloop-pool`) with `continuous` only
   /// (timers without tasks have no sleep to compare), the others run everywhere.
   func runs(on implementation: Implementation) -> Bool {
     switch implementation {
     case .timerloop: true
-    case .timerloopPool, .continuous: [.sleep, .sleepGroup].contains(self)
+    case .timerloopPool, .continuous: [.sleep, .sleepGroup, .sleepNested].contains(self)
     case .timerloopHandler: [.million, .churn, .memory, .cross].contains(self)
     case .blocktimer: [.million, .churn, .jitter, .memory, .cross].contains(self)
     case .weakTarget: [.million, .churn, .memory].contains(self)
-    case .foundation, .dispatch: ![.scaling, .soak, .cross, .sleep, .sleepGroup].contains(self)
+    case .foundation, .dispatch:
+      ![.scaling, .soak, .cross, .sleep, .sleepGroup, .sleepNested].contains(self)
     }
   }
 }
@@ -95,9 +98,11 @@ struct BenchmarkCase: CustomStringConvertible {
     case .cross:
       try CrossWorkload.run(implementation, count: count, sink: sink)
     case .sleep:
-      try SleepWorkload.run(implementation, count: count, group: false, sink: sink)
+      try SleepWorkload.run(implementation, count: count, shape: .tasks, sink: sink)
     case .sleepGroup:
-      try SleepWorkload.run(implementation, count: count, group: true, sink: sink)
+      try SleepWorkload.run(implementation, count: count, shape: .group, sink: sink)
+    case .sleepNested:
+      try SleepWorkload.run(implementation, count: count, shape: .nestedGroups, sink: sink)
     }
   }
 }

@@ -32,4 +32,14 @@ import TimerLoop
   func theRetryExampleRetriesOnceVirtualTimePassesItsPause() async throws {
     try await AsyncAwaitArticle().onVirtualTime()
   }
+
+  @Test(.timeLimit(.minutes(1)), arguments: [0, 1, 16, 17, 1_000])
+  func theNestedGroupsRunEveryIndexOnceAndWaitForAll(count: Int) async {
+    let runs = Locked([Int](repeating: 0, count: count))
+    await AsyncAwaitArticle().forEachConcurrently(count, width: 16) { i in
+      await Task.yield()
+      runs.withLock { $0[i] += 1 }
+    }
+    #expect(runs.withLock { $0 } == [Int](repeating: 1, count: count))
+  }
 }

@@ -79,3 +79,24 @@ struct AsyncAwaitArticle {
     try await worker.value
   }
 }
+
+// The section "Many sleeping tasks".
+extension AsyncAwaitArticle {
+  /// Runs `body(i)` for every `i` in `0..<count` in child tasks, in groups of at
+  /// most `width` children, and returns when every one has ended.
+  func forEachConcurrently(
+    _ count: Int, width: Int = 256, _ body: @escaping @Sendable (Int) async -> Void
+  ) async {
+    await withDiscardingTaskGroup { groups in
+      for first in stride(from: 0, to: count, by: width) {
+        groups.addTask {
+          await withDiscardingTaskGroup { children in
+            for i in first..<min(first + width, count) {
+              children.addTask { await body(i) }
+            }
+          }
+        }
+      }
+    }
+  }
+}
