@@ -82,6 +82,26 @@ struct TimerEntry {
     set { flags = newValue ? flags | Self.firePendingBit : flags & ~Self.firePendingBit }
   }
 
+  /// Marks the entry queued, dropping a firing collected but not started.
+  /// One access where two assignments were two, each of which recomputed
+  /// the row's address after the other's store.
+  mutating func markQueued() {
+    phase = .queued
+    firePending = false
+  }
+
+  /// Marks the entry's timer collected to fire, unqueued unless it is a
+  /// fixed-rate one, which goes back on the queue at once; returns whether it
+  /// is. One access of the row, for the reason of ``markQueued()``.
+  mutating func markCollected() -> Bool {
+    firePending = true
+    guard mode == .fixedRate else {
+      phase = .unqueued
+      return false
+    }
+    return true
+  }
+
   /// Whether the timer was scheduled from another thread, under a ticket
   /// the table's ``TicketMap`` records.
   var hasTicket: Bool {

@@ -402,9 +402,17 @@ public final class TimerScheduler: @unchecked Sendable {
   /// its new grid before now (see ``MissedTickBehavior/burst``), which it
   /// would call for one per pass. The timer's own re-queue after a call does
   /// not come here: its missed ticks are owed.
+  /// The check is inlined into the re-arm, where it reads the row the slot
+  /// lookup just read; the burst case is not.
+  @inline(__always)
   private func requestedDeadline(_ deadline: Deadline, slot: UInt32) -> Deadline {
     guard table.pointee[entry: slot].mode == .burst else { return deadline }
-    return Deadline(
+    return burstDeadline(deadline, slot: slot)
+  }
+
+  @inline(never)
+  private func burstDeadline(_ deadline: Deadline, slot: UInt32) -> Deadline {
+    Deadline(
       uptimeNanoseconds: deadline.uptimeNanoseconds.burstStart(
         now: now.uptimeNanoseconds, interval: table.pointee.extra(slot)))
   }

@@ -232,8 +232,7 @@ struct TimerTable: ~Copyable {
   @inline(__always)
   mutating func reschedule(_ slot: UInt32, to deadline: Deadline) {
     queue.reschedule(slot: slot, to: deadline)
-    self[entry: slot].phase = .queued
-    self[entry: slot].firePending = false
+    self[entry: slot].markQueued()
   }
 
   /// Marks the timer in `slot`, just taken off the queue at `now`, to fire. A
@@ -241,11 +240,7 @@ struct TimerTable: ~Copyable {
   /// before its callback runs, so the callback can cancel or move it.
   @inline(__always)
   mutating func collect(_ slot: UInt32, now: Deadline) {
-    self[entry: slot].firePending = true
-    guard self[entry: slot].mode == .fixedRate else {
-      self[entry: slot].phase = .unqueued
-      return
-    }
+    guard self[entry: slot].markCollected() else { return }
     requeueAtNextGridPoint(slot, now: now)
   }
 

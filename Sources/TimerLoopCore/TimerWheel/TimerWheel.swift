@@ -73,6 +73,11 @@ struct TimerWheel: ~Copyable {
     /// its position there.
     var prev: UInt32 = 0
     var entry = TimerEntry()
+
+    mutating func setKey(_ deadline: Int64, _ sequence: UInt64) {
+      self.deadline = deadline
+      self.sequence = sequence
+    }
   }
 
   /// Values of `Row.next` and `Row.prev` above any row number.
@@ -336,8 +341,11 @@ struct TimerWheel: ~Copyable {
   }
 
   private mutating func setKey(_ slot: UInt32, _ deadline: Deadline) {
-    rows[Int(slot)].deadline = deadline.uptimeNanoseconds
-    rows[Int(slot)].sequence = takeSequence()
+    // The sequence taken first, and the key written in one access of the
+    // row: the store to `nextSequence` between two row stores made the
+    // second recompute the row's address.
+    let sequence = takeSequence()
+    rows[Int(slot)].setKey(deadline.uptimeNanoseconds, sequence)
   }
 
   /// Files a row by its deadline: into the near queue if its tick has come,
