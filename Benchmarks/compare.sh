@@ -9,7 +9,7 @@
 #                   workload on every implementation back to back, so they share the machine's mood
 #   PARTS           what to run: timers (million, churn, jitter, memory, the leeway sweep and
 #                   scaling) and sleep (sleep, sleep-group and sleep-nested at T = 100,000 tasks,
-#                   about 4 minutes a repetition); both by default
+#                   about 2.5 minutes a repetition); both by default
 #   SLEEP_TASKS     T of sleep and sleep-group (default 100000; smaller for a quick try)
 #   SWIFT_SCRATCH   SwiftPM's scratch path (default .build); the peers are built into
 #                   $SWIFT_SCRATCH/peers and the raw metric lines are kept in $SWIFT_SCRATCH/compare
@@ -322,7 +322,7 @@ SLEEPERS = [("timerloop", "TimerLoop sleep, tasks prefer the loop"),
             ("tokio-current", "tokio sleep_until, current-thread runtime")]
 
 def sleep_tables():
-    print(f"## sleep: T = {sys.argv[4]} tasks, five random 1-1,000 ms sleeps each")
+    print(f"## sleep: T = {int(sys.argv[4]):,} tasks, five random 1-1,000 ms sleeps each")
     print()
     print("| shape | implementation | CPU µs/wake-up min / median | ÷ Task.sleep's (min/min) "
           "| p50 µs | p99 µs | max µs | total s | bytes/task | target | status |")
