@@ -35,7 +35,8 @@ import TimerLoop
   /// A callback that shuts a virtual loop down releases the table, and with
   /// it the registry that held the handler being called: the handler lives
   /// through the call, goes after it, and its other timer, due in the same
-  /// pass, does not run.
+  /// pass, does not run. (The first timer of a handler holds it itself; the
+  /// registry holds it from the second on.)
   @Test func aCallThatShutsTheLoopDownKeepsItsHandlerUntilItReturns() throws {
     let loop = VirtualEventLoop()
     weak var weakHandler: RecordingHandler?
@@ -43,15 +44,42 @@ import TimerLoop
       let handler = RecordingHandler()
       weakHandler = handler
       handler.onFire.withLock {
-        $0 = { [weak handler] _ in
+        $0 = { [weak handler] tag in
+          guard tag == 1 else { return }
           loop.shutdown()
           #expect(handler != nil, "the handler outlives the table inside its call")
         }
       }
-      try loop.schedule(after: .milliseconds(1), handler: handler, tag: 1)
-      try loop.schedule(after: .milliseconds(1), handler: handler, tag: 2)
+      for tag in [0, 1, 2] as [UInt64] {
+        try loop.schedule(after: .milliseconds(1), handler: handler, tag: tag)
+      }
     }()
     loop.advanceTime(by: .milliseconds(5))
     #expect(weakHandler == nil)
+  }
+
+  /// Handlers that serve one timer each, armed in turn, are each held by
+  /// their own timer, and each goes with it.
+  @Test func handlersOfOneTimerEachGoWithTheirTimers() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    weak var first: RecordingHandler?
+    weak var second: RecordingHandler?
+    let keys: [TimerKey] = try {
+      let handlers = [RecordingHandler(), RecordingHandler()]
+      (first, second) = (handlers[0], handlers[1])
+      return try [0, 1, 0, 1].map { try loop.makeTimer(handler: handlers[$0], tag: UInt64($0)) }
+    }()
+    for key in keys { loop.arm(key, after: .milliseconds(1)) }
+    loop.advanceTime(by: .milliseconds(5))
+    #expect(first?.fired.all == [0, 0])
+    #expect(second?.fired.all == [1, 1])
+    loop.invalidate(keys[0])
+    loop.invalidate(keys[1])
+    loop.invalidate(keys[2])
+    #expect(first == nil)
+    #expect(second != nil)
+    loop.invalidate(keys[3])
+    #expect(second == nil)
   }
 }

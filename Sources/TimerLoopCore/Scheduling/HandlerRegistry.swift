@@ -7,9 +7,12 @@ import Glibc
 /// count (an atomic operation). A handler is released when its last timer
 /// ends, by whoever ends it, after the table change (as a closure is).
 ///
-/// Arming looks the handler up by identity: one comparison for the handler
-/// of the previous arm (a million timers of one handler, the pattern handler
-/// timers are for), a hash lookup otherwise. Loop thread only.
+/// Only a handler armed twice in a row is registered: a million timers of
+/// one handler, the pattern handler timers are for, take one comparison each
+/// to find it. A timer whose handler differs from the previous arm's holds
+/// its handler itself (``TimerBody/object(_:)``), as each timer did before
+/// the registry: handlers that serve one timer each (a connection that is its
+/// own handler) cost no lookup and no entry. Loop thread only.
 struct HandlerRegistry: ~Copyable {
   /// Per entry, its handler, held while the entry's `timers` count is above
   /// zero (but for the calls of ``take(_:)``); `count` of them, in room for
@@ -25,9 +28,13 @@ struct HandlerRegistry: ~Copyable {
   private var capacity = 0
   /// Indices of entries that hold no handler, reused first.
   private var freeIndices: [UInt32] = []
-  private var indices: [ObjectIdentifier: UInt32] = [:]
-  /// The handler and index of the last ``register(_:)``.
-  private var last: (handler: ObjectIdentifier, index: UInt32)?
+  /// The handler of the previous ``register(_:)``, and its entry, or
+  /// ``unregistered`` while it has none. Only a hint while it has none: that
+  /// handler may have gone, and another taken its address, which then
+  /// registers itself.
+  private var last: ObjectIdentifier?
+  private var lastIndex = unregistered
+  static let unregistered = UInt32.max
 
   init() {}
 
@@ -38,44 +45,43 @@ struct HandlerRegistry: ~Copyable {
     free(timers)
   }
 
-  /// The index of `handler`'s entry, counting one more timer on it. O(1)
-  /// for the handler of the previous call, O(1) expected otherwise.
+  /// The index of `handler`'s entry, counting one more timer on it, if it
+  /// is the handler of the previous call; `nil` otherwise (the timer is to
+  /// hold it itself). O(1).
   @inline(__always)
-  mutating func register(_ handler: borrowing any TimerHandler) -> UInt32 {
+  mutating func register(_ handler: borrowing any TimerHandler) -> UInt32? {
     let identity = ObjectIdentifier(handler)
-    if let last, last.handler == identity {
-      timers[Int(last.index)] &+= 1
-      return last.index
+    guard identity == last else {
+      last = identity
+      lastIndex = Self.unregistered
+      return nil
     }
-    return register(handler, identity: identity)
+    guard lastIndex == Self.unregistered else {
+      timers[Int(lastIndex)] &+= 1
+      return lastIndex
+    }
+    return add(handler)
   }
 
+  /// A new entry for `handler`, with one timer.
   @inline(never)
-  private mutating func register(
-    _ handler: borrowing any TimerHandler, identity: ObjectIdentifier
-  ) -> UInt32 {
+  private mutating func add(_ handler: borrowing any TimerHandler) -> UInt32 {
     let index: UInt32
-    if let found = indices[identity] {
-      index = found
-      timers[Int(index)] += 1
+    if let reused = freeIndices.popLast() {
+      index = reused
     } else {
-      if let reused = freeIndices.popLast() {
-        index = reused
-      } else {
-        if count == capacity {
-          var room = capacity
-          UnsafeMutablePointer.growByDoubling(&handlers, capacity: &room, of: "timer handlers")
-          UnsafeMutablePointer.growByDoubling(&timers, capacity: &capacity, of: "timer handlers")
-        }
-        (handlers + count).initialize(to: nil)
-        index = UInt32(count)
-        count += 1
+      if count == capacity {
+        var room = capacity
+        UnsafeMutablePointer.growByDoubling(&handlers, capacity: &room, of: "timer handlers")
+        UnsafeMutablePointer.growByDoubling(&timers, capacity: &capacity, of: "timer handlers")
       }
-      handlers[Int(index)] = copy handler
-      timers[Int(index)] = 1
-      indices[identity] = index
+      (handlers + count).initialize(to: nil)
+      index = UInt32(count)
+      count += 1
     }
-    last = (identity, index)
+    handlers[Int(index)] = copy handler
+    timers[Int(index)] = 1
+    lastIndex = index
     return index
   }
 
@@ -91,14 +97,12 @@ struct HandlerRegistry: ~Copyable {
 
   @inline(never)
   private mutating func remove(_ index: UInt32) -> (any TimerHandler)? {
-    let handler = handlers[Int(index)].take()
-    if let handler {
-      let identity = ObjectIdentifier(handler)
-      indices[identity] = nil
-      if last?.handler == identity { last = nil }
+    if lastIndex == index {
+      last = nil
+      lastIndex = Self.unregistered
     }
     freeIndices.append(index)
-    return handler
+    return handlers[Int(index)].take()
   }
 
   /// Takes the handler of entry `index` out for a call, to be put back with

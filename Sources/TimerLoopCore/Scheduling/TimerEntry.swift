@@ -3,15 +3,17 @@
 enum TimerBody {
   case once(@Sendable () -> Void)
   case repeating(@Sendable (TimerHandle) -> Void)
-  /// A handler timer made on the loop thread: its handler in the table's
-  /// ``HandlerRegistry``, and its tag. The value stands for one of the
+  /// A handler timer made on the loop thread with the handler of the arm
+  /// before it: its handler's entry in the table's ``HandlerRegistry``, and
+  /// its tag. The value stands for one of the
   /// handler's timers there: whoever drops it unregisters it
   /// (``TimerTable/release(_:)``).
   case handler(HandlerTimer)
   /// A handler held by the timer itself: BlockTimers' timers (one handler
-  /// each, so the registry would save nothing), and handler timers scheduled
-  /// from another thread, which cannot reach the registry. The tag is the
-  /// table's ``TimerTable/extra(_:)``.
+  /// each), a handler timer whose handler is not the previous arm's (see
+  /// ``HandlerRegistry``), and handler timers scheduled from another thread,
+  /// which cannot reach the registry. The tag is the table's
+  /// ``TimerTable/extra(_:)``.
   case object(any TimerHandler)
 }
 

@@ -326,8 +326,9 @@ public final class TimerScheduler: @unchecked Sendable {
   /// Adds a handler timer: a one-shot at `deadline`, or a kept timer,
   /// disarmed, for `nil`. Behind the inlinable handler calls of
   /// ``TimerEventLoop``, so that they reach the scheduler without a protocol witness.
-  /// On the loop thread its handler goes into the registry; the handler is
-  /// borrowed, so the arm retains it only if the registry does not hold it yet.
+  /// On the loop thread the handler of the previous arm goes into the
+  /// registry (see ``HandlerRegistry``); the handler is borrowed, so the arm
+  /// retains it only if the registry does not hold it.
   @usableFromInline
   func schedule(
     handler: borrowing any TimerHandler, tag: UInt64, at deadline: Deadline?
@@ -339,8 +340,15 @@ public final class TimerScheduler: @unchecked Sendable {
     }
     applyRequestsFirst()
     guard !isShutdown else { throw .shutdown }
-    let timer = HandlerTimer(tag: tag, index: table.pointee.handlers.register(handler))
-    let id = table.pointee.insert(deadline: deadline, mode: mode, extra: nil, body: .handler(timer))
+    let id =
+      if let index = table.pointee.handlers.register(handler) {
+        table.pointee.insert(
+          deadline: deadline, mode: mode, extra: nil,
+          body: .handler(HandlerTimer(tag: tag, index: index)))
+      } else {
+        table.pointee.insert(
+          deadline: deadline, mode: mode, extra: Int64(bitPattern: tag), body: .object(copy handler))
+      }
     if let deadline, deadline < table.pointee.hostWakeBy { hostNeedsPass(by: deadline) }
     return id
   }
