@@ -88,8 +88,14 @@ struct HandlerRegistry: ~Copyable {
   /// Counts one timer less on entry `index`; returns the handler if that was
   /// its last, for the caller to release once it has stopped touching the
   /// table (a `deinit` may call back in).
+  ///
+  /// An index beyond the entries is ignored: the body of a timer whose
+  /// callback released the table (a virtual loop shut down from its callback)
+  /// names an entry of the released registry, and the new one has none, since
+  /// nothing registers after shutdown.
   @inline(__always)
   mutating func unregister(_ index: UInt32) -> (any TimerHandler)? {
+    guard Int(index) < count else { return nil }
     timers[Int(index)] &-= 1
     guard timers[Int(index)] == 0 else { return nil }
     return remove(index)

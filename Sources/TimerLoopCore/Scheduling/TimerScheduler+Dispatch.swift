@@ -126,11 +126,9 @@ extension TimerScheduler {
     // closure cancelled from another thread goes before anything else runs.
     _ = consume applied
     guard let body = consume body else { return false }
-    let release = table.pointee.release
-    call(body, timer, release: release)
-    // A callback that shut a virtual loop down released the table: the body
-    // is then the old table's, and is dropped.
-    guard table.pointee.release == release else { return true }
+    call(body, timer)
+    // A callback that shut a virtual loop down released the table: `finish`
+    // then finds the timer ended, and drops the body.
     finish(timer, body: body)
     return true
   }
@@ -138,9 +136,8 @@ extension TimerScheduler {
   /// Calls a timer's closure or handler. The body is borrowed: switching
   /// over an owned one copied the payload, a retain and a release per firing.
   /// A registered handler is held through the call by the caller's body, which
-  /// stands for one of its timers (see ``TimerBody/handler(_:)``). `release`
-  /// is the table's ``TimerTable/release`` before the call.
-  private func call(_ body: borrowing TimerBody, _ timer: DueTimer, release: Int) {
+  /// stands for one of its timers (see ``TimerBody/handler(_:)``).
+  private func call(_ body: borrowing TimerBody, _ timer: DueTimer) {
     switch body {
     case .once(let closure):
       closure()
@@ -148,6 +145,7 @@ extension TimerScheduler {
       closure(
         TimerHandle(scheduler: self, id: .local(slot: timer.slot, generation: timer.generation)))
     case .handler(let handlerTimer):
+      let release = table.pointee.release
       let handler = table.pointee.handlers.take(handlerTimer.index)
       handler.timerFired(tag: handlerTimer.tag)
       // Into the registry it was taken from, unless the table was released
