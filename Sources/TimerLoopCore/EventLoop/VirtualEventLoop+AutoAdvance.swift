@@ -19,8 +19,10 @@ extension VirtualEventLoop {
   /// // reply == start + 1.5 s of virtual time, at once, in every run
   /// ```
   ///
-  /// The calling task drives the loop until `body` ends: it runs the loop's
-  /// passes on its own thread, which is the loop's thread meanwhile. `body`
+  /// The calling task drives the loop until `body` ends: it takes the loop
+  /// over (see ``VirtualEventLoop``) and runs its passes on the loop's
+  /// queue, whose thread holds the loop meanwhile; when the call returns, no
+  /// thread holds it, as after ``advance(to:)``. `body`
   /// runs as a task that prefers the loop (so do the child tasks it creates,
   /// `async let` and task groups, unless they choose another executor), and
   /// actors pinned to the loop run there too.
@@ -46,8 +48,8 @@ extension VirtualEventLoop {
   /// a time limit.
   ///
   /// Time moves forward only; a timer at ``Deadline/distantFuture`` is never
-  /// reached. `body` must not call ``advanceTime(to:)`` or ``run()``: they
-  /// stop the program, as any nested advance does; it sleeps to let time
+  /// reached. `body` must not call ``advanceTime(to:)``, ``run()`` or
+  /// ``advance(to:)``: they stop the program, as any nested advance does; it sleeps to let time
   /// pass. Cancelling the calling task cancels `body`, and the loop is
   /// driven until it ends. If the loop shuts down, `body`'s jobs run on the
   /// loop's fallback queue, and the call returns once it ends.
@@ -55,33 +57,28 @@ extension VirtualEventLoop {
   /// - Parameter body: the test's async code.
   /// - Returns: what `body` returns.
   /// - Throws: what `body` throws.
-  /// - Precondition: not called from the loop's own thread during a pass
-  ///   (from `body`, a callback, or a task on the loop), nor while another
-  ///   thread advances this loop.
+  /// - Precondition: not called from a pass of the loop it would drive
+  ///   (from `body`, a callback, or a task on the loop). A synchronous
+  ///   `advanceTime` from another thread meanwhile waits for the current
+  ///   turn and then takes the loop (don't).
   public func runAutoAdvancing<Result: Sendable>(
     _ body: @escaping @Sendable () async throws -> Result
   ) async throws -> Result {
     precondition(VirtualEventLoop.current !== self, Self.nestedAutoAdvanceMessage)
-    let ended = Atomic<Bool>(false)
+    // Take the loop over first, so that the body's first job, and whatever
+    // other threads send, runs at once on the loop's queue.
+    await onQueue { _ in }
+    let ended = BodyEnded()
     let task = Task(executorPreference: self) { [arrivals] in
       defer {
-        ended.store(true, ordering: .releasing)
+        ended.flag.store(true, ordering: .releasing)
         arrivals.signal()
       }
       return try await body()
     }
     await withTaskCancellationHandler {
-      while !ended.load(ordering: .acquiring) {
-        run()
-        if ended.load(ordering: .acquiring) { break }
-        // Something came from another thread during the pass: run it
-        // before moving the clock.
-        if arrivals.takePending() { continue }
-        if let next = scheduler.pendingWork.earliestDeadline, next != .distantFuture {
-          advanceTime(to: next)
-          continue
-        }
-        await arrivals.wait()
+      while !ended.flag.load(ordering: .acquiring) {
+        if await onQueue({ $0.autoAdvanceTurn(ended: ended) }) { await arrivals.wait() }
       }
     } onCancel: {
       task.cancel()
@@ -89,9 +86,28 @@ extension VirtualEventLoop {
     return try await task.value
   }
 
+  /// One turn of ``runAutoAdvancing(_:)`` on the loop's queue: runs what is
+  /// due now, then, if nothing else waits, moves the clock to the earliest
+  /// deadline and runs what is due there. Returns whether nothing is left
+  /// to do but wait for work from other threads.
+  private func autoAdvanceTurn(ended: BodyEnded) -> Bool {
+    drive(to: now, settling: true)
+    if ended.flag.load(ordering: .acquiring) { return false }
+    guard let next = scheduler.pendingWork.earliestDeadline, next != .distantFuture else {
+      return true
+    }
+    drive(to: next, settling: true)
+    return false
+  }
+
   static let nestedAutoAdvanceMessage =
     "VirtualEventLoop.runAutoAdvancing(_:) called from a pass of the loop it would drive (from its"
     + " body, a callback or a task on the loop); sleep in the body to let virtual time pass"
+
+  /// Set when the body of ``runAutoAdvancing(_:)`` has ended.
+  final class BodyEnded: Sendable {
+    let flag = Atomic<Bool>(false)
+  }
 
   /// Work arriving from other threads, for ``runAutoAdvancing(_:)``: the
   /// scheduler's wake-up signals it, and the driver waits on it when

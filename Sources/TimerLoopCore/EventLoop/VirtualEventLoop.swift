@@ -3,9 +3,11 @@ import Glibc
 import Synchronization
 
 /// An event loop on a virtual clock, for deterministic tests: time moves only
-/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)``, or, inside
+/// when the test calls ``advanceTime(by:)`` or ``advanceTime(to:)`` (or, from
+/// async code, ``advance(by:)`` or ``advance(to:)``), or, inside
 /// ``runAutoAdvancing(_:)``, whenever everything on the loop waits; due
-/// closures run on the thread making that call. Its boot-time and wall
+/// closures run on the thread making the synchronous call, or on the loop's
+/// queue for the asynchronous ones. Its boot-time and wall
 /// clocks (``TimerEventLoop/continuousNow``, ``TimerEventLoop/wallClockNow``) move with
 /// it, and also when the test calls ``suspend(for:)`` or ``setWallClock(to:)``.
 ///
@@ -19,19 +21,26 @@ import Synchronization
 /// loop.advanceTime(by: .milliseconds(10))   // prints, on this thread
 /// ```
 ///
-/// The thread that created the loop, or that last called `advanceTime`, is its
-/// loop thread and changes its timer table directly: drive it from one thread.
-/// A test that moves between threads (for example across an `await`) must not
-/// let the previous driver thread schedule while the new one advances time.
-/// Scheduling and cancelling from other threads is safe, as on any loop; such
-/// calls take effect when the loop next runs.
+/// One thread at a time *holds* the loop and changes its timer table
+/// directly: the thread that created it, or that last called the
+/// synchronous `advanceTime` or ``run()``; drive it from one thread.
+/// Scheduling and cancelling from other threads is safe, as on any loop;
+/// such calls take effect when the loop next runs. Async tests use
+/// ``advance(by:)`` instead, which runs the passes on the loop's own queue
+/// and hands the loop back when it returns: then no thread holds it, and
+/// work other threads send (jobs of tasks and actors on the loop,
+/// ``TimerEventLoop/execute(_:)``, requests) runs at once, at the current
+/// virtual time, on a thread that holds the loop meanwhile, without moving
+/// the clock. While a thread holds the loop and does not run it, a call on
+/// an actor pinned to the loop from outside it could only wait for that
+/// thread, so it stops the program with a message saying what to do.
 public final class VirtualEventLoop: TimerEventLoop {
   /// The loop's timer state (`scheduler`); use the methods of ``TimerEventLoop``.
   @_documentation(visibility: internal)
   public let scheduler: TimerScheduler
   private let clock: VirtualClock
-  /// Set while ``advanceTime(to:)`` runs, to refuse a nested call.
-  private let isAdvancing = Atomic<Bool>(false)
+  /// Who runs the passes now, and the drains of work from other threads.
+  let driving = Driving()
   /// The time ``suspend(for:)`` simulated: boot time minus monotonic time.
   let suspendedNanoseconds = Atomic<Int64>(0)
   /// Wall-clock time minus monotonic time, in nanoseconds (see ``setWallClock(to:)``).
@@ -58,17 +67,24 @@ public final class VirtualEventLoop: TimerEventLoop {
     let second: Int64 = 1_000_000_000
     let wallStart = CClock_clock_gettime_ns(CLOCK_REALTIME) / second * second
     wallClockOffset = Atomic(wallStart.subtractingSaturated(start.uptimeNanoseconds))
-    // Its passes run inside advanceTime, on the thread calling it: a wake-up
-    // only tells runAutoAdvancing, if it waits. Its virtual clock stands in
-    // for the host clock.
+    // Its passes run inside an advance: a wake-up tells runAutoAdvancing, if
+    // it waits, and drains the work if no thread holds the loop. Its virtual
+    // clock stands in for the host clock.
+    let wakeUp: @Sendable () -> Void = { [arrivals, driving] in
+      arrivals.signal()
+      driving.workArrived()
+    }
     scheduler = TimerScheduler(
       host: TimerHost(
         loopType: "VirtualEventLoop", clock: .monotonic, thread: .claimed,
-        metricsDelegate: metricsDelegate, wakeUp: { [arrivals] in arrivals.signal() },
-        wakeUpToStop: { [arrivals] in arrivals.signal() }),
+        metricsDelegate: metricsDelegate, wakeUp: wakeUp, wakeUpToStop: wakeUp),
       clock: .virtual(clock))
     scheduler.claimLoopThread()
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
+    scheduler.actorJobArrivedOutsidePass = { [driving] isShutdown in
+      driving.actorJobArrived(isShutdown: isShutdown)
+    }
+    driving.attach(self)
   }
 
   /// Moves the clock forward by `amount`, running every pass that falls due on
@@ -90,21 +106,34 @@ public final class VirtualEventLoop: TimerEventLoop {
   /// runs anyway, or in the next call. So other threads that keep calling
   /// `execute` cannot keep it from returning.
   ///
+  /// The calling thread holds the loop afterwards (see ``VirtualEventLoop``).
+  /// If an ``advance(to:)`` or a run of work from other threads is running
+  /// on the loop's queue, this call waits for it to finish first.
+  ///
   /// - Precondition: not called while an `advanceTime` (or ``run()``) of this
   ///   loop is running: from one of its own callbacks, or from a second
   ///   thread. A nested call would run passes inside a pass. A callback moves
   ///   the clock with ``stall(for:)`` instead.
   public func advanceTime(to target: Deadline) {
-    precondition(
-      !isAdvancing.exchange(true, ordering: .acquiring), Self.nestedAdvanceMessage)
+    precondition(VirtualEventLoop.current !== self, Self.nestedAdvanceMessage)
+    driving.begin(.caller)
     scheduler.claimLoopThread()
+    drive(to: target, settling: false)
+    driving.end()
+  }
+
+  /// Runs the passes due up to `target`, each at its own deadline, on this
+  /// thread, which must hold the loop in a driver's turn. With `settling`,
+  /// requests other threads sent are taken in before the clock moves (a
+  /// pass takes them in at its start), so the work they send runs at the
+  /// instant it reached the loop.
+  func drive(to target: Deadline, settling: Bool) {
     let previous = CurrentLoop.set(self)
     let previousDriver = clock.driver.exchange(pthread_self(), ordering: .relaxed)
     defer {
       clock.driver.store(previousDriver, ordering: .relaxed)
       CurrentLoop.restore(previous)
       if scheduler.isShutdown { scheduler.releaseTable() }
-      isAdvancing.store(false, ordering: .releasing)
     }
     var buffers = TimerScheduler.PassBuffers()
     let metricsDelegate = scheduler.metricsDelegate  // once, not per pass
@@ -116,6 +145,7 @@ public final class VirtualEventLoop: TimerEventLoop {
         outcome, start: start, end: clock.now, wokeUp: wokeUp, delegate: metricsDelegate)
       wokeUp = false
       if scheduler.hasQueuedTasks { continue }
+      if settling, scheduler.inboxPending.load(ordering: .sequentiallyConsistent) { continue }
       guard let earliest = scheduler.pendingWork.earliestDeadline, earliest <= target,
         earliest != .distantFuture
       else { break }
@@ -152,8 +182,9 @@ public final class VirtualEventLoop: TimerEventLoop {
     advanceTime(to: now)
   }
 
-  /// Releases every pending closure (at once on the loop's thread; from
-  /// another thread, when the loop thread next advances time or the loop is
+  /// Releases every pending closure (at once on the thread that holds the
+  /// loop; from another thread, when that thread next advances time, or at
+  /// once on the loop's queue if no thread holds it, or when the loop is
   /// released); later scheduling calls throw ``TimerLoopError/shutdown``.
   /// Idempotent and safe from any thread.
   public func shutdown() {

@@ -1,7 +1,8 @@
 /// The virtual loop as an executor of Swift concurrency, so that async code
 /// is tested on virtual time: jobs run inside ``advanceTime(by:)``,
-/// ``advanceTime(to:)`` and ``run()``, on the thread that calls them, in the
-/// passes that also run timers. A task preferring the loop that sleeps on a
+/// ``advanceTime(to:)`` and ``run()``, on the thread that calls them, or
+/// inside ``advance(to:)`` and ``runAutoAdvancing(_:)``, on the loop's queue,
+/// in the passes that also run timers. A task preferring the loop that sleeps on a
 /// timer of it resumes when the test advances past the deadline, in the same
 /// order on every run.
 ///
@@ -13,10 +14,15 @@
 /// ```
 ///
 /// Order, cost and shutdown rules are those of ``EpollEventLoop``'s
-/// conformance; until the test advances time or calls ``run()``, jobs wait.
-/// Isolation is judged as for every other call on the loop: the caller is
-/// isolated to it on its loop thread (the thread that created it or last
-/// advanced time; see ``VirtualEventLoop``).
+/// conformance. While a thread holds the loop (the one that created it, or
+/// last called the synchronous `advanceTime` or ``run()``), jobs wait for it
+/// to advance time or call ``run()``, and a job for an actor pinned to the
+/// loop that arrives then from outside the loop stops the program with a
+/// message saying what to do (nothing else would ever run it). Once
+/// ``advance(to:)`` or ``runAutoAdvancing(_:)`` has handed the loop back,
+/// jobs from other threads run at once, at the current virtual time. See
+/// ``VirtualEventLoop``. Isolation is judged as for every other call on the
+/// loop: the caller is isolated to it on the thread that holds it.
 extension VirtualEventLoop: SerialExecutor, TaskExecutor {
   /// Queues `job` for the loop's next pass; safe from any thread, never fails.
   public func enqueue(_ job: consuming ExecutorJob) {

@@ -107,7 +107,7 @@ extension TimerEventLoop {
   ///
   /// Stops the program, with a message saying so, when called from another
   /// thread (on a ``VirtualEventLoop``: from a thread other than the one that
-  /// created it or last advanced its time). O(1).
+  /// holds it). O(1).
   public func assumeIsolated() -> IsolatedEventLoop {
     if let violation = IsolationCheck.violation(of: self) { preconditionFailure(violation) }
     return IsolatedEventLoop(uncheckedLoop: self)

@@ -92,7 +92,9 @@ extension TimerScheduler {
   /// Queues `job` for the next pass (see ``enqueue(_:direct:)``); never refuses it.
   @_spi(TimerLoopHost)
   public func enqueue(job: UnownedJob, _ kind: JobKind) {
-    try? enqueue(.job(job, kind), direct: queuesJobsDirectly)  // throws for closures only
+    let direct = queuesJobsDirectly
+    if !direct, kind == .actor, let check = actorJobArrivedOutsidePass { check(isShutdown) }
+    try? enqueue(.job(job, kind), direct: direct)  // throws for closures only
   }
 
   /// Runs `job` as the loop. Loop thread only.

@@ -160,6 +160,11 @@ public final class TimerScheduler: @unchecked Sendable {
   private let passNeeded: (@Sendable (Deadline) -> Void)?
   /// How many wake-ups were written, so tests can see that bursts coalesce.
   let wakeUpWrites = Atomic<Int>(0)
+  /// Told when a job for an actor pinned to the loop is enqueued outside a
+  /// pass, on the enqueuing thread, with whether the scheduler is shut down:
+  /// ``VirtualEventLoop`` stops the program if nobody would ever run it.
+  /// `nil` on other loops. Set once, before use.
+  var actorJobArrivedOutsidePass: (@Sendable (_ isShutdown: Bool) -> Void)?
   /// The executors jobs run as (see ``JobExecutor``): set by the owning
   /// loop's `init` before the loop is shared, read-only afterwards.
   @_spi(TimerLoopHost) public var jobExecutor: JobExecutor?

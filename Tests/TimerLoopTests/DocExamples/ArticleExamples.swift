@@ -94,3 +94,32 @@ func pollTimeout(for loop: EpollEventLoop) -> Int32 {
     #expect((try? result.get()) == nil)   // timed out at 2 s of virtual time, at once
   }
 }
+
+/// The code under test: a session that closes five seconds after its last request.
+actor IdleSession {
+  let loop: VirtualEventLoop
+  private(set) var isOpen = true
+  private var idleTimer: TimerHandle?
+  init(loop: VirtualEventLoop) { self.loop = loop }
+  nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+  func touch() throws {
+    idleTimer?.cancel()
+    idleTimer = try loop.schedule(after: .seconds(5)) { [self] in
+      assumeIsolated { $0.isOpen = false }   // the timer fires on the loop: isolated to it
+    }
+  }
+}
+
+@Test func aSessionClosesFiveSecondsAfterItsLastRequest() async throws {
+  let loop = VirtualEventLoop()
+  let session = IdleSession(loop: loop)
+  await loop.advance(by: .zero)   // hands the loop over: calls on the actor run at once
+  try await session.touch()
+  await loop.advance(by: .seconds(4))
+  try await session.touch()       // a request came in
+  await loop.advance(by: .seconds(4))
+  #expect(await session.isOpen)
+  await loop.advance(by: .seconds(1))
+  #expect(await session.isOpen == false)   // closed at 9 s of virtual time
+}

@@ -41,6 +41,23 @@ func runAutoAdvancingExample() async throws -> (Deadline, Deadline) {
   return (start, reply)
 }
 
+/// `VirtualEventLoop.advance(to:)`; returns the wake-up times.
+func asyncAdvanceExample() async throws -> [Duration] {
+  let loop = VirtualEventLoop()
+  let start = loop.now
+  let wakes = Task(executorPreference: loop) {
+    var wakes: [Duration] = []
+    for _ in 0..<3 {
+      try await loop.sleep(for: .seconds(1))
+      wakes.append(loop.now - start)
+    }
+    return wakes
+  }
+  await loop.advance(by: .seconds(3))
+  // try await wakes.value == [1 s, 2 s, 3 s], in every run
+  return try await wakes.value
+}
+
 /// `EpollEventLoop` as an executor.
 func epollEventLoopExecutorExample(loop: EpollEventLoop) async {
   actor Session {

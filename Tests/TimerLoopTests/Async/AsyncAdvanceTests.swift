@@ -1,0 +1,199 @@
+import Dispatch
+import Synchronization
+import Testing
+
+import TimerLoop
+@_spi(TimerLoopHost) @testable import TimerLoopCore
+
+/// ``VirtualEventLoop/advance(to:)``, the asynchronous advance, and the loop
+/// handed back after it: each test pins one sentence of its documentation
+/// (issue 19, item 7).
+@Suite(.timeLimit(.minutes(1))) struct AsyncAdvanceTests {
+  @Test func theDocumentedExampleWakesAtEachSecond() async throws {
+    for _ in 0..<20 {
+      #expect(try await asyncAdvanceExample() == [.seconds(1), .seconds(2), .seconds(3)])
+    }
+  }
+
+  /// Three tasks on the loop, started by the test with no
+  /// `waitForSleepingTasks`, interleave the same way in every run of one
+  /// call (``VirtualTimeTests`` steps 1 ms at a time after waiting for
+  /// plain tasks to sleep).
+  @Test func tasksOnTheLoopInterleaveTheSameWayInOneCall() async throws {
+    let expected = [
+      "C25", "A30", "B45", "A60", "B65", "B85", "A90", "C100", "B105", "A120", "B125", "B145",
+      "A150",
+    ]
+    for _ in 0..<10 {
+      let loop = VirtualEventLoop()
+      let start = loop.now
+      let log = EventLog<String>()
+      @Sendable func record(_ name: String) {
+        log.append("\(name)\((loop.now - start).wholeNanoseconds / 1_000_000)")
+      }
+      let tasks = [
+        Task(executorPreference: loop) {
+          for await _ in loop.ticks(every: .milliseconds(30)) { record("A") }
+        },
+        Task(executorPreference: loop) {
+          do {
+            try await loop.sleep(for: .milliseconds(45))
+            while true {
+              record("B")
+              try await loop.sleep(for: .milliseconds(20))
+            }
+          } catch {}
+        },
+        Task(executorPreference: loop) {
+          let clock: any Clock<Duration> = loop.clock
+          var backoff = Duration.milliseconds(25)
+          do {
+            while true {
+              try await clock.sleep(for: backoff)
+              record("C")
+              backoff *= 3
+            }
+          } catch {}
+        },
+      ]
+      await loop.advance(by: .milliseconds(150))
+      #expect(log.all == expected)
+      #expect(loop.now == start + .milliseconds(150))
+      for task in tasks { task.cancel() }
+      await loop.advance(by: .zero)  // the cancelled tasks end on the loop
+      for task in tasks { await task.value }
+    }
+  }
+
+  /// Work another thread sends during a pass is taken in before the clock
+  /// moves: a callback at 1 ms has another thread `execute` a closure and
+  /// waits until the call has returned; the closure runs at 1 ms. (The
+  /// synchronous `advanceTime` runs it in the pass at the next deadline, 2 ms.)
+  @Test func workSentFromAnotherThreadRunsBeforeTheClockMoves() async throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let ranAt = Locked<Duration?>(nil)
+    try loop.schedule(after: .milliseconds(1)) {
+      let sent = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        try? loop.execute { ranAt.withLock { $0 = loop.now - start } }
+        sent.signal()
+      }
+      sent.wait()
+    }
+    try loop.schedule(after: .milliseconds(2)) {}
+    await loop.advance(by: .milliseconds(2))
+    #expect(ranAt.withLock { $0 } == .milliseconds(1))
+  }
+
+  /// After the call no thread holds the loop: a plain `Task` calling an actor
+  /// pinned to it completes with no further advance, at the time the call
+  /// reached, on a thread that holds the loop meanwhile (the actor checks
+  /// its isolation). Before, the call waited for an advance in silence.
+  @Test func aPinnedActorCalledFromAPlainTaskRunsAtOnceAfterwards() async throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    let reader = VirtualClockReader(loop: loop)
+    await loop.advance(by: .milliseconds(3))
+    for _ in 0..<100 {
+      let read = await valueWithin30Seconds { await reader.read() }
+      #expect(read == start + .milliseconds(3))
+    }
+    #expect(loop.now == start + .milliseconds(3), "the clock did not move")
+    #expect(!loop.inEventLoop, "no thread holds the loop between runs")
+  }
+
+  /// `execute` from another thread, and a timer due now, run at once after
+  /// the call too, without moving the clock.
+  @Test func executeAndDueTimersFromOtherThreadsRunAtOnceAfterwards() async throws {
+    let loop = VirtualEventLoop()
+    let start = loop.now
+    await loop.advance(by: .zero)
+    let ran = DispatchSemaphore(value: 0)
+    try onAnotherThread { _ = try? loop.execute { ran.signal() } }
+    #expect(ran.wait(timeout: .now() + .seconds(30)) == .success)
+    let fired = DispatchSemaphore(value: 0)
+    try onAnotherThread { _ = try? loop.schedule(after: .zero) { fired.signal() } }
+    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(loop.now == start)
+  }
+
+  /// A loop that a thread still holds (the test's own, which created it) and
+  /// nobody runs: a plain `Task` calling an actor pinned to it stops the
+  /// program at once with a message that says what to do, instead of
+  /// waiting in silence.
+  @Test func aPinnedActorCallThatNobodyWouldRunStopsWithAMessage() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let loop = VirtualEventLoop()
+      let reader = VirtualClockReader(loop: loop)
+      _ = await Task { await reader.read() }.value
+    }
+    let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(stderr.contains(VirtualEventLoop.strandedActorCallMessage), "\(stderr)")
+  }
+
+  /// A synchronous `run()` while a drain runs work from another thread waits
+  /// for it instead of running passes beside it, and then holds the loop.
+  @Test func aSynchronousRunWaitsForADrainAndThenHoldsTheLoop() async throws {
+    let loop = VirtualEventLoop()
+    await loop.advance(by: .zero)
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let inDrain = Atomic<Bool>(false)
+    DispatchQueue.global().async {
+      try? loop.execute {
+        inDrain.store(true, ordering: .relaxed)
+        started.signal()
+        release.wait()
+        inDrain.store(false, ordering: .relaxed)
+      }
+    }
+    #expect(started.wait(timeout: .now() + .seconds(30)) == .success)
+    DispatchQueue.global().async { release.signal() }
+    let ranBeside = Locked<Bool?>(nil)
+    try loop.execute { ranBeside.withLock { $0 = inDrain.load(ordering: .relaxed) } }
+    loop.run()
+    #expect(ranBeside.withLock { $0 } == false)
+    #expect(loop.inEventLoop)
+  }
+
+  /// Called from a pass of the loop it would drive, it stops the program
+  /// with a message, as a nested `advanceTime` does.
+  @Test func anAdvanceFromACallbackIsRefused() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let loop = VirtualEventLoop()
+      let task = Task(executorPreference: loop) { await loop.advance(by: .seconds(1)) }
+      await loop.advance(by: .zero)
+      await task.value
+    }
+    let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(stderr.contains(VirtualEventLoop.nestedAsyncAdvanceMessage), "\(stderr)")
+  }
+}
+
+/// What `operation` returns, run in a plain `Task`, or `nil` if it has not
+/// returned after 30 s of real time: a test that fails instead of hanging
+/// when the task waits forever (the task is left waiting).
+private func valueWithin30Seconds<Value: Sendable>(
+  _ operation: @escaping @Sendable () async -> Value
+) async -> Value? {
+  let outcome = FirstOutcome<Value>()
+  return await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
+    outcome.set(continuation)
+    Task { outcome.resume(returning: await operation()) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(30)) {
+      outcome.resume(returning: nil)
+    }
+  }
+}
+
+/// A continuation resumed by whichever comes first.
+private final class FirstOutcome<Value: Sendable>: Sendable {
+  private let continuation = Locked<CheckedContinuation<Value?, Never>?>(nil)
+  func set(_ continuation: CheckedContinuation<Value?, Never>) {
+    self.continuation.withLock { $0 = continuation }
+  }
+  func resume(returning value: Value?) {
+    continuation.withLock { $0.take() }?.resume(returning: value)
+  }
+}
