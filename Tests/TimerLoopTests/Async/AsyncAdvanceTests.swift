@@ -65,6 +65,22 @@ import TimerLoop
     }
   }
 
+  /// An actor pinned to the loop, called from a task that prefers the loop,
+  /// sleeps three times on the loop: the sleeps run on the actor's
+  /// isolation, so each wake-up runs on the loop, in the pass that fires it,
+  /// before the clock moves on, and the task needs no `waitForSleepingTasks`.
+  @Test func anActorPinnedToTheLoopWakesAtEachDeadlineInOneCall() async throws {
+    for _ in 0..<20 {
+      let loop = VirtualEventLoop()
+      let worker = PinnedSleeper(loop: loop)
+      let task = Task(executorPreference: loop) { try await worker.sleepThreeTimes() }
+      await loop.advance(by: .seconds(3))
+      let wakes = await valueWithin30Seconds { await worker.wakes }
+      #expect(wakes == [.seconds(1), .seconds(2), .seconds(3)])
+      try await task.value
+    }
+  }
+
   /// Work another thread sends during a pass is taken in before the clock
   /// moves: a callback at 1 ms has another thread `execute` a closure and
   /// waits until the call has returned; the closure runs at 1 ms. (The
@@ -195,5 +211,26 @@ private final class FirstOutcome<Value: Sendable>: Sendable {
   }
   func resume(returning value: Value?) {
     continuation.withLock { $0.take() }?.resume(returning: value)
+  }
+}
+
+/// An actor pinned to a virtual loop whose task sleeps three times, 1 s
+/// apart, recording when it wakes.
+private actor PinnedSleeper {
+  let loop: VirtualEventLoop
+  let origin: Deadline
+  private(set) var wakes: [Duration] = []
+  init(loop: VirtualEventLoop) {
+    self.loop = loop
+    origin = loop.now
+  }
+  nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+  func sleepThreeTimes() async throws {
+    for _ in 0..<3 {
+      try await loop.sleep(for: .seconds(1))
+      loop.checkIsolated()
+      wakes.append(loop.now - origin)
+    }
   }
 }
