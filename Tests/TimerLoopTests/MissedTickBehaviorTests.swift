@@ -160,6 +160,32 @@ import TimerLoop
     #expect(calls.load(ordering: .relaxed) == 11)
   }
 
+  /// A burst timer every 0.1 ms whose callback stalls the loop for a year
+  /// owed about 3 × 10^11 ticks and paid them back one per pass, so the
+  /// advance never returned (the test stops it by cancelling after twice the
+  /// limit). It pays back the last ``MissedTickBehavior/burstBacklogLimit``
+  /// ticks of its grid and is then on time again.
+  @Test func aBurstTimerAfterAYearLongStallPaysBackABoundedBacklog() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let interval = Duration.microseconds(100)
+    let year = Duration.seconds(365 * 86_400)
+    let limit = MissedTickBehavior.burstBacklogLimit
+    let fired = EventLog<Duration>()
+    try loop.scheduleRepeating(after: interval, every: interval, missedTicks: .burst) { handle in
+      fired.append(loop.now - start)
+      if fired.all.count == 1 { loop.stall(for: year) }
+      if fired.all.count == 2 * limit { handle.cancel() }
+    }
+    loop.advanceTime(by: year + interval * 3)
+    // Called at 0.1 ms and stalled until a year + 0.1 ms: the grid points up
+    // to then are owed, of which the last `limit` run at once, one per pass;
+    // then a year + 0.2 ms and + 0.3 ms, on the grid.
+    let backlog = Array(repeating: year + interval, count: limit)
+    #expect(fired.all == [interval] + backlog + [year + interval * 2, year + interval * 3])
+  }
+
   /// A loop stalled until the end of time: a fixed-rate timer's next grid
   /// point saturates to ``Deadline/distantFuture``, which never comes due, so
   /// it fires once for all its missed ticks, as always, and the pass ends

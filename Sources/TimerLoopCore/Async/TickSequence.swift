@@ -112,7 +112,10 @@ public struct TickSequence: AsyncSequence, Sendable {
         return tick
       }
       switch sequence.missedTicks {
-      case .burst: nextTick = tick + sequence.interval
+      case .burst:
+        nextTick = Deadline(
+          uptimeNanoseconds: (tick + sequence.interval).uptimeNanoseconds.burstBacklogCapped(
+            now: now.uptimeNanoseconds, interval: sequence.interval.nanoseconds))
       case .delay: nextTick = now + sequence.interval
       case .skip: nextTick = Self.firstGridPoint(after: now, from: tick, every: sequence.interval)
       }

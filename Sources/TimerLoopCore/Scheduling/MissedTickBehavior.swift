@@ -32,6 +32,16 @@ public enum MissedTickBehavior: Sendable, Hashable {
   /// the next pass, for the last point of its grid not after the time of
   /// scheduling, where tokio would call for every period since (from a
   /// deadline long past, a busy loop for as long).
+  ///
+  /// At most the latest 1,000 missed ticks are paid back: when a call
+  /// returns (or a tick is delivered) with more of the grid passed, the
+  /// earlier ones are dropped, as ``skip`` drops them all, and the last
+  /// 1,000 run before the timer is on its grid again. tokio has no bound: a
+  /// host suspended for hours would owe a 1 ms timer millions of
+  /// back-to-back calls (a virtual loop stalled a year, a 0.1 ms one
+  /// 3 × 10^11), a loop that never catches up. A thousand covers a second
+  /// of 1 ms ticks, more than a stalled callback or a paused process
+  /// usually costs, and bounds the catching up to a thousand short passes.
   case burst
   /// The next tick is one interval after the last one was delivered. A
   /// repeating timer's next deadline is one interval after its callback
@@ -53,6 +63,13 @@ public enum MissedTickBehavior: Sendable, Hashable {
   case skip
 }
 
+extension MissedTickBehavior {
+  /// How many missed ticks a ``MissedTickBehavior/burst`` timer or tick
+  /// sequence still pays back, at most: the latest ones (see
+  /// ``MissedTickBehavior/burst``).
+  static let burstBacklogLimit = 1_000
+}
+
 extension Int64 {
   /// A burst timer's first deadline, in nanoseconds on its clock, when it is
   /// scheduled at `now`: the last point of the grid `self + n × interval`
@@ -63,5 +80,22 @@ extension Int64 {
     guard now > self else { return self }
     let distance = UInt64(bitPattern: now &- self)
     return self &+ Int64(bitPattern: distance - distance % UInt64(interval))
+  }
+
+  /// A burst timer's or tick sequence's next deadline at `now`, in
+  /// nanoseconds on its clock, when its next grid point is `self`: `self`,
+  /// unless more than ``MissedTickBehavior/burstBacklogLimit`` points of the
+  /// grid `self + n × interval` are not after `now`; then the earliest of the
+  /// last that many, the earlier ones dropped. An on-time tick (`self` after
+  /// `now`) costs one comparison. `interval` > 0.
+  func burstBacklogCapped(now: Int64, interval: Int64) -> Int64 {
+    guard now >= self else { return self }
+    let distance = UInt64(bitPattern: now &- self)
+    let step = UInt64(interval)
+    // The points after `self` not after `now`: the backlog is one more.
+    let later = distance / step
+    let limit = UInt64(MissedTickBehavior.burstBacklogLimit)
+    guard later >= limit else { return self }
+    return self &+ Int64(bitPattern: (later - (limit - 1)) * step)
   }
 }

@@ -173,7 +173,8 @@ extension TimerScheduler {
   /// After a call: a one-shot that did not reschedule itself ends; a
   /// fixed-delay timer that was not cancelled or moved is queued one interval
   /// after its callback returned, a burst one one interval after the deadline
-  /// it was due at (fixed-rate timers were queued when collected); a kept timer not armed again stays disarmed; a timer that
+  /// it was due at, or later if it owes more than
+  /// ``MissedTickBehavior/burstBacklogLimit`` ticks (fixed-rate timers were queued when collected); a kept timer not armed again stays disarmed; a timer that
   /// goes on gets its body back. The body of one that ended is released
   /// after the table changes.
   private func finish(_ timer: DueTimer, body: consuming TimerBody) {
@@ -193,10 +194,13 @@ extension TimerScheduler {
           to: now + TimeAmount(nanoseconds: table.pointee.extra(timer.slot)))
       case .burst:
         // The row still holds the deadline the timer was due at.
+        let interval = table.pointee.extra(timer.slot)
+        let next = table.pointee.queue.deadline(of: timer.slot) + TimeAmount(nanoseconds: interval)
         table.pointee.reschedule(
           timer.slot,
-          to: table.pointee.queue.deadline(of: timer.slot)
-            + TimeAmount(nanoseconds: table.pointee.extra(timer.slot)))
+          to: Deadline(
+            uptimeNanoseconds: next.uptimeNanoseconds.burstBacklogCapped(
+              now: now.uptimeNanoseconds, interval: interval)))
       case .fixedRate, .kept:
         break
       }

@@ -216,4 +216,27 @@ import TimerLoop
     ).makeAsyncIterator()
     #expect(await recently.next() == loop.now - .milliseconds(5))
   }
+
+  /// A burst sequence every 0.1 ms whose consumer is away for a year owed
+  /// about 3 × 10^11 ticks, each yielded at once: a consumer that never
+  /// suspended. After the late tick it yields the last
+  /// ``MissedTickBehavior/burstBacklogLimit`` grid points, then waits for
+  /// the grid again.
+  @Test func aBurstSequenceAfterAYearAwayYieldsABoundedBacklog() async {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.now
+    let interval = TimeAmount.microseconds(100)
+    let year = TimeAmount.seconds(365 * 86_400)
+    var ticks = loop.ticks(startingAt: start, every: .microseconds(100), missedTicks: .burst)
+      .makeAsyncIterator()
+    #expect(await ticks.next() == start)
+    loop.stall(for: .seconds(365 * 86_400))
+    #expect(await ticks.next() == start + interval)
+    var backlog: [Deadline] = []
+    for _ in 0..<MissedTickBehavior.burstBacklogLimit { backlog.append(await ticks.next()!) }
+    let dropped = TimeAmount.microseconds(100 * Int64(MissedTickBehavior.burstBacklogLimit - 1))
+    #expect(backlog.first == start + year - dropped)
+    #expect(backlog.last == start + year)
+  }
 }
