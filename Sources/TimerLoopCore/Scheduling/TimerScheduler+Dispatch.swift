@@ -174,8 +174,9 @@ extension TimerScheduler {
   /// fixed-delay timer that was not cancelled or moved is queued one interval
   /// after its callback returned, a burst one one interval after the deadline
   /// it was due at, or later if it owes more than
-  /// ``MissedTickBehavior/burstBacklogLimit`` ticks (fixed-rate timers were queued when collected); a kept timer not armed again stays disarmed; a timer that
-  /// goes on gets its body back. The body of one that ended is released
+  /// ``MissedTickBehavior/burstBacklogLimit`` ticks (fixed-rate timers were
+  /// queued when collected); a kept timer not armed again stays disarmed; a
+  /// timer that goes on gets its body back. The body of one that ended is released
   /// after the table changes.
   private func finish(_ timer: DueTimer, body: consuming TimerBody) {
     guard table.pointee.isLive(timer.slot, generation: timer.generation) else {
