@@ -292,7 +292,10 @@ import TimerLoop
       try harness.loop.scheduleRepeating(after: hugeDuration, every: hugeDuration) { _ in
         fired.add(1, ordering: .relaxed)
       })
-    let moved = try harness.loop.schedule(after: .zero) { fired.add(1, ordering: .relaxed) }
+    // Pending for an hour, so the real loop cannot fire it before it moves.
+    let moved = try harness.loop.schedule(after: .seconds(3600)) {
+      fired.add(1, ordering: .relaxed)
+    }
     moved.reschedule(after: hugeDuration)
     handles.append(moved)
     try harness.onLoop { [handles] in
