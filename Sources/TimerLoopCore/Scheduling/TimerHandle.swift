@@ -13,7 +13,7 @@
 /// runs anything else (one short lock, coalesced wake-ups). Calls on the loop
 /// thread first apply the requests of calls that returned before they began,
 /// so calls take effect in the order they were made, on whichever threads
-/// (see the README's semantics table, rows Thread and Order).
+/// (see <doc:Semantics>, rows Thread and Order).
 public struct TimerHandle: Sendable {
   // Usable from inline code so that `cancel()` and `reschedule` inline into
   // the caller, which then borrows the handle where it is stored (an array
@@ -37,8 +37,9 @@ public struct TimerHandle: Sendable {
   /// finish: its first instructions may run just after `cancel()` returns, as
   /// with SwiftNIO's `Scheduled.cancel()`. The closure, with everything it
   /// captured, is released at once when cancelling on the loop thread (from
-  /// inside the closure itself: when it returns), and by the loop before it
-  /// runs anything else when cancelling from another thread. Calling
+  /// inside the closure itself: when it returns), and by the loop before its
+  /// next callback when cancelling from another thread (a loop-thread call
+  /// that applies the cancel does not release it inside the call). Calling
   /// `cancel()` from inside the closure stops a repeating timer.
   @inlinable
   public func cancel() {
