@@ -89,7 +89,9 @@ extension TimerEventLoop {
   /// Runs `body` once on the loop's thread at `deadline` (monotonic clock) or
   /// later. A deadline in the past runs in the next pass; ``Deadline/distantFuture``
   /// never runs. O(1) amortised in the number of pending timers (a hierarchical
-  /// timing wheel; see <doc:Architecture>).
+  /// timing wheel; see <doc:Architecture>), or O(log k) for a timer among the k
+  /// due within the current 65 µs tick that arrived out of order (the wheel's
+  /// near queue, as ``TimerHandle`` says).
   ///
   /// - Returns: a handle that cancels or moves the timer.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
@@ -130,7 +132,8 @@ extension TimerEventLoop {
   ///     for missed ticks.
   ///   - body: runs on the loop thread with the timer's handle.
   /// - Throws: ``TimerLoopError/shutdown`` after shutdown; `body` is released.
-  /// - Complexity: O(1) amortised per schedule and per firing.
+  /// - Complexity: O(1) amortised per schedule and per firing, or O(log k) for a
+  ///   timer among the k due within the current 65 µs tick (see ``TimerHandle``).
   @discardableResult
   public func scheduleRepeating(
     firstAt first: Deadline, every interval: Duration,
