@@ -24,7 +24,7 @@ enum Workload: String, CaseIterable, Sendable {
   case sleepNested = "sleep-nested"
 
   /// The workloads a run without workload arguments runs: the four of `Benchmarks/README.md`
-  /// and `sleep` (at its default T of 10,000, about ten seconds for both implementations).
+  /// and `sleep` (at its default T of 10,000 tasks, for each of its three implementations).
   /// `scaling` takes half a minute and gigabytes, `soak` a minute or more, so they run only
   /// when named.
   static let defaults: [Workload] = [.million, .churn, .jitter, .memory, .sleep]
