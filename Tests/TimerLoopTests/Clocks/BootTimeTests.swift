@@ -89,7 +89,9 @@ import TimerLoop
     let harness = try LoopHarness(kind)
     let log = EventLog<String>()
     weak var weakCanary: Canary?
-    let handle = try {
+    // Both scheduled while the loop is held, so a pause of this thread cannot
+    // let the first fire, and shut the loop down, before the second exists.
+    let handle = try harness.whileLoopIsHeld {
       let canary = Canary()
       weakCanary = canary
       let instant = harness.bootInstant(after: .milliseconds(5))
@@ -101,7 +103,7 @@ import TimerLoop
         _ = canary
         log.append("second")
       }
-    }()
+    }
     if let virtual = harness.loop as? VirtualEventLoop {
       virtual.advanceTime(by: .milliseconds(5))
     } else {
