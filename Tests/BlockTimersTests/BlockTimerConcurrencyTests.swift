@@ -34,6 +34,18 @@ final class BlockTimerConcurrencyTests: XCTestCase {
     XCTAssertEqual(passed.wait(timeout: .now() + 30), .success)
   }
 
+  /// Holds `loop`'s thread inside a task until the returned semaphore is
+  /// signalled: no callback runs meanwhile.
+  private func hold(_ loop: any TimerEventLoop) throws -> DispatchSemaphore {
+    let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    try loop.execute {
+      held.signal()
+      release.wait()
+    }
+    XCTAssertEqual(held.wait(timeout: .now() + 30), .success)
+    return release
+  }
+
   /// Issue 10, item 2: `fireDate` set on another thread while the loop
   /// delivers the block was overwritten by the loop with the old grid.
   func testTheScheduleHasOneSourceOfTruthUnderFourThreads() throws {
@@ -84,11 +96,15 @@ final class BlockTimerConcurrencyTests: XCTestCase {
     try waitForLoop(loop, after: .milliseconds(20))
     XCTAssertEqual(calls.load(ordering: .relaxed), parked, "a parked timer fired")
 
-    // Invalidated from four threads at once: final, and the block is released.
+    // Due now and invalidated from four threads at once: final, and the
+    // block is released. The loop is held meanwhile: a call it had already
+    // started would keep the block until it returned (as documented).
+    let release = try hold(loop)
     timer.fireDate = Date()
     DispatchQueue.concurrentPerform(iterations: 4) { _ in timer.invalidate() }
     XCTAssertFalse(timer.isValid)
     XCTAssertNil(captured, "invalidate() released the block")
+    release.signal()
     try waitForLoop(loop)
     let ended = calls.load(ordering: .relaxed)
     try waitForLoop(loop, after: .milliseconds(5))
