@@ -34,9 +34,11 @@ import TimerLoop
       firedAt.withLock { $0 = .now() }
       fired.signal()
     }
-    #expect(fired.wait(timeout: .now() + .seconds(30)) == .success)
+    #expect(fired.wait(timeout: .now() + .seconds(60)) == .success)
+    // Not early, and late by no more than a loaded machine's pauses (the
+    // bound is generous: a stalled VM holds a thread off the CPU for seconds).
     let lateness = try #require(firedAt.withLock { $0 }) - deadline
-    #expect(lateness >= .zero && lateness < .seconds(1))
+    #expect(lateness >= .zero && lateness < .seconds(30))
   }
 
   @Test(arguments: [
