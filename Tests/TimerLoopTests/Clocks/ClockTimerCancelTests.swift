@@ -56,7 +56,8 @@ import TimerLoop
     }
     try onLoop(loop) {}  // after the tasks the cancels sent
     let fd = try #require(try clockTimerFDs(of: loop).first)
-    #expect(try expiry(fd).map { $0 > .seconds(190) && $0 <= .seconds(200) } == true)
+    // Beyond every racing timer's 99 s, however long the race took.
+    #expect(try expiry(fd).map { $0 > .seconds(100) && $0 <= .seconds(200) } == true)
   }
 
   /// An embedded host is woken to call `runOnce()`, which then tells it the
