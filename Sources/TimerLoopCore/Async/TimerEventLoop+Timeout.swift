@@ -27,7 +27,12 @@ extension TimerEventLoop {
   /// loop's passes when the loop resumed it (a sleep on the loop ended, a
   /// timer's callback resumed it) and on the global concurrent executor
   /// otherwise; an actor without a custom executor runs the operation's
-  /// jobs there too (SE-0417, task executor preference). So an operation
+  /// jobs there too (SE-0417, task executor preference), once no other
+  /// thread holds it: the thread that ran the actor up to the operation's
+  /// sleep may hold it a moment after the sleep began, and a job the loop
+  /// resumes meanwhile waits for that thread, in real time, so a test calling
+  /// from such an actor awaits one of its methods before it advances time
+  /// (see <doc:TestingWithVirtualTime>). So an operation
   /// that waits only on the loop ends, or is still waiting, at a definite
   /// virtual instant, and which of its end and the deadline came first is
   /// decided by virtual time in every run; at the same instant the deadline

@@ -76,6 +76,10 @@ import TimerLoop
     let connection = Connection(loop: loop)
     let task = Task { try await connection.request(work: work, timeout: .milliseconds(10)).steps }
     await loop.waitForSleepingTasks(atLeast: 2)
+    // Until the thread that ran the request up to its sleep lets the actor
+    // go, a job the loop resumes there would wait for it, in real time (see
+    // `withDeadline`): a call of the actor's returns once it is free.
+    _ = await connection.state
     loop.advanceTime(by: .milliseconds(20))
     return (await task.result, connection)
   }
