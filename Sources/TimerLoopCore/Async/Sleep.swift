@@ -22,8 +22,9 @@ final class Sleep: Sendable {
     /// The continuation does not exist yet.
     case idle
     /// Suspended. The handle is `nil` until the timer is scheduled; from then
-    /// on the sleep counts in ``SleepingTasks``.
-    case waiting(UnsafeContinuation<Void, any Error>, (any SleepTimer)?)
+    /// on the sleep counts in ``SleepingTasks`` (`counted`), at once or once
+    /// the job that scheduled it has returned (see ``SleepCountDeferral``).
+    case waiting(UnsafeContinuation<Void, any Error>, (any SleepTimer)?, counted: Bool)
     case finished
   }
 
@@ -64,7 +65,7 @@ final class Sleep: Sendable {
   }
 
   private func start(_ continuation: UnsafeContinuation<Void, any Error>, arm: Arm) {
-    phase.withLock { $0 = .waiting(continuation, nil) }
+    phase.withLock { $0 = .waiting(continuation, nil, counted: false) }
     // A cancellation before this point found no continuation to resume.
     if Task.isCancelled { return finish(.cancelled) }
     let handle: any SleepTimer
@@ -79,9 +80,10 @@ final class Sleep: Sendable {
       return finish(.failed(error))
     }
     let armed = phase.withLock { phase in
-      guard case .waiting(let continuation, nil) = phase else { return false }
-      phase = .waiting(continuation, handle)
-      sleepingTasks.increment()
+      guard case .waiting(let continuation, nil, _) = phase else { return false }
+      let countNow = !SleepCountDeferral.defer(self)
+      phase = .waiting(continuation, handle, counted: countNow)
+      if countNow { sleepingTasks.increment() }
       return true
     }
     // Finished while the timer was being scheduled: if by cancellation, the
@@ -89,13 +91,24 @@ final class Sleep: Sendable {
     if !armed { handle.cancel() }
   }
 
+  /// Counts the sleep in ``SleepingTasks`` if it is still waiting and not
+  /// counted yet: called by ``SleepCountDeferral`` once the job that
+  /// scheduled its timer has returned.
+  func countIfStillWaiting() {
+    phase.withLock { phase in
+      guard case .waiting(let continuation, let handle?, counted: false) = phase else { return }
+      phase = .waiting(continuation, handle, counted: true)
+      sleepingTasks.increment()
+    }
+  }
+
   /// Resumes the task as `ending` says, unless it was resumed already.
   /// Cancellation also cancels the timer.
   fileprivate func finish(_ ending: Ending) {
     let taken = phase.withLock { phase -> (UnsafeContinuation<Void, any Error>, (any SleepTimer)?)? in
-      guard case .waiting(let continuation, let handle) = phase else { return nil }
+      guard case .waiting(let continuation, let handle, let counted) = phase else { return nil }
       phase = .finished
-      if handle != nil { sleepingTasks.decrement() }
+      if counted { sleepingTasks.decrement() }
       return (continuation, handle)
     }
     guard let (continuation, handle) = taken else { return }

@@ -105,7 +105,9 @@ extension TimerEventLoop {
   /// and its forms, ``clock``'s sleeps, a ``ticks(every:tolerance:missedTicks:)``
   /// iteration waiting for its next tick, and the deadline of a
   /// ``withDeadline(_:isolation:operation:)-(Deadline,_,_)`` or `withTimeout`. A sleep counts from when
-  /// its timer is scheduled until it resumes. Readable from any thread (one lock).
+  /// its timer is scheduled until it resumes; a sleep of a `withDeadline` operation on a
+  /// ``VirtualEventLoop`` running outside the loop's passes, from when its task has
+  /// suspended. Readable from any thread (one lock).
   public var sleepingTaskCount: Int { scheduler.sleepingTasks.count }
 
   /// Returns once at least `count` tasks are suspended in a sleep on this loop
@@ -113,7 +115,9 @@ extension TimerEventLoop {
   ///
   /// The hook that makes async tests on a ``VirtualEventLoop`` deterministic:
   /// when it returns, the timers of those sleeps are scheduled, so a following
-  /// ``VirtualEventLoop/advanceTime(by:)`` resumes them. Suspends without
+  /// ``VirtualEventLoop/advanceTime(by:)`` resumes them, and a `withDeadline`
+  /// operation sleeping among them has suspended, so that the pass that ends its
+  /// sleep runs its next steps. Suspends without
   /// blocking a thread; waits for ever if the count is never reached and the
   /// task is not cancelled (give such tests a time limit).
   public func waitForSleepingTasks(atLeast count: Int) async {

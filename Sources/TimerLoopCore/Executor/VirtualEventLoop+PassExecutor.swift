@@ -7,7 +7,9 @@ extension VirtualEventLoop {
   /// callback resumed a continuation) runs in that ``advanceTime(to:)`` call,
   /// before the clock moves on; a job that becomes ready anywhere else (the
   /// task starts, or is cancelled, or is resumed by another thread) runs on
-  /// the global concurrent executor, as it would without a preference.
+  /// a thread of the global pool, as it would without a preference (the
+  /// sleeps it starts count for ``TimerEventLoop/waitForSleepingTasks(atLeast:)``
+  /// once it has suspended).
   ///
   /// ``TimerEventLoop/withDeadline(_:isolation:operation:)-(Deadline,_,_)`` prefers it for its operation,
   /// so that on virtual time the operation's end and the deadline are
@@ -21,10 +23,15 @@ extension VirtualEventLoop {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-      guard VirtualEventLoop.current === loop else {
-        return globalConcurrentExecutor.enqueue(job)
-      }
       let job = UnownedJob(job)
+      guard VirtualEventLoop.current === loop else {
+        // On a thread of Dispatch's global pool, as on the global executor;
+        // a sleep the job starts counts as sleeping once its task has
+        // suspended (see `SleepCountDeferral`).
+        return DispatchQueue.global().async { [self] in
+          SleepCountDeferral.run { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+      }
       do {
         // On the loop's thread inside a pass: queued in its table, run
         // before the pass's advanceTime moves the clock.
