@@ -4,8 +4,18 @@ extension VirtualEventLoop {
   /// reads the old time plus `amount` (rounded up to a whole nanosecond); a
   /// negative amount runs what is due now and does not move the clock back,
   /// so `advance(by: .zero)` is the asynchronous ``run()``.
+  ///
+  /// The old time is the clock's reading when this call's turn on the
+  /// loop's queue starts, not when the call was made: calls made at once
+  /// (from several tasks) take turns, one driver at a time, in the order
+  /// they reach the queue, and each moves the clock by its own amount from
+  /// where the previous one left it. So eight concurrent one-second
+  /// advances move it eight seconds, in every run. (Concurrent
+  /// ``advance(to:)`` calls each move it to their own target, so together
+  /// to the latest one.)
   public func advance(by amount: Duration) async {
-    await advance(to: now + amount)
+    precondition(VirtualEventLoop.current !== self, Self.nestedAsyncAdvanceMessage)
+    await onQueue { $0.drive(to: $0.now + amount, settling: true) }
   }
 
   /// Moves the clock forward to `target` from async code, running every

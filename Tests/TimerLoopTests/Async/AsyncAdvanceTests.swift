@@ -173,6 +173,27 @@ import TimerLoop
     #expect(loop.inEventLoop)
   }
 
+  /// Calls made at once take turns, each moving the clock by its own amount
+  /// from where the previous left it: eight concurrent one-second advances
+  /// move it eight seconds, and a timer due at each second fires at its
+  /// own time. (They moved it anywhere from one to eight seconds, as the
+  /// turns found the clock, before each read it in its turn.)
+  @Test func concurrentAdvancesEachMoveTheClockByTheirOwnAmount() async throws {
+    for _ in 0..<20 {
+      let loop = VirtualEventLoop()
+      let start = loop.now
+      let fired = EventLog<Duration>()
+      for second in 1...8 {
+        try loop.schedule(after: .seconds(Int64(second))) { fired.append(loop.now - start) }
+      }
+      await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<8 { group.addTask { await loop.advance(by: .seconds(1)) } }
+      }
+      #expect(loop.now - start == .seconds(8))
+      #expect(fired.all == (1...8).map { .seconds(Int64($0)) })
+    }
+  }
+
   /// Called from a pass of the loop it would drive, it stops the program
   /// with a message, as a nested `advanceTime` does.
   @Test func anAdvanceFromACallbackIsRefused() async throws {
