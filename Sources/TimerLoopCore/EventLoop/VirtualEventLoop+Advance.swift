@@ -42,9 +42,9 @@ extension VirtualEventLoop {
   /// ```
   ///
   /// The passes run on the loop's queue, on a thread that holds the loop
-  /// meanwhile (taking it over from the thread that created it or last
-  /// called the synchronous `advanceTime`, which must not be using the loop
-  /// as this call starts); the calling task waits without blocking a
+  /// meanwhile (taking it over from the thread or task that created it or
+  /// last called the synchronous `advanceTime`, which must not be using the
+  /// loop as this call starts); the calling task waits without blocking a
   /// thread. When the call returns, no thread holds the loop (see
   /// ``VirtualEventLoop``).
   ///

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 extension VirtualEventLoop {
   /// Who runs the loop's passes, one caller at a time, and the runs of work
@@ -38,6 +39,42 @@ extension VirtualEventLoop {
     /// The loop's queue: its asynchronous advances and its drains, in order.
     let queue = DispatchQueue(label: "TimerLoop.VirtualEventLoop")
 
+    /// The task that holds the loop, by its address (see ``hold(_:)``),
+    /// or 0 if none does. Changed only in a driver's turn or in `init`.
+    private let holderTask = Atomic<UInt>(0)
+
+    /// The current task's address, or 0 outside a task. A task's address
+    /// is its identity while it lives; a task created after the holder
+    /// ended may reuse it, and then holds the loop in its place.
+    private static var currentTask: UInt {
+      withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UInt.self) } ?? 0 }
+    }
+
+    /// Whether the caller runs in the task that holds the loop: the
+    /// scheduler's check when the caller is not on its claimed thread.
+    var isHeldByCurrentTask: Bool {
+      let holder = holderTask.load(ordering: .relaxed)
+      return holder != 0 && holder == Self.currentTask
+    }
+
+    /// Makes the caller hold the loop between runs: its task, if it runs in
+    /// one, since a pool thread runs other tasks between the holder's jobs
+    /// and they must not change the table beside a run on another thread;
+    /// otherwise its thread. In `init`, or at the end of a synchronous
+    /// advance's turn.
+    func hold(_ scheduler: TimerScheduler) {
+      let task = Self.currentTask
+      holderTask.store(task, ordering: .relaxed)
+      if task == 0 { scheduler.claimLoopThread() } else { scheduler.releaseLoopThread() }
+    }
+
+    /// Makes the calling thread the loop thread for a driver's turn, taking
+    /// the loop from whoever held it.
+    func take(_ scheduler: TimerScheduler) {
+      holderTask.store(0, ordering: .relaxed)
+      scheduler.claimLoopThread()
+    }
+
     /// Lets drains reach `loop`; called once, at the end of its `init`.
     func attach(_ loop: VirtualEventLoop) {
       state.withLock { $0.loop = loop }
@@ -48,6 +85,7 @@ extension VirtualEventLoop {
     private static func isHeld(_ state: State) -> Bool {
       guard let loop = state.loop else { return true }  // going away: nothing to run
       return loop.scheduler.loopThread.load(ordering: .relaxed) != 0
+        || loop.driving.holderTask.load(ordering: .relaxed) != 0
     }
 
     /// Work arrived from another thread (the scheduler's wake-up, with its
@@ -125,7 +163,7 @@ extension VirtualEventLoop {
         return state.loop
       }
       guard let loop else { return }
-      loop.scheduler.claimLoopThread()
+      take(loop.scheduler)
       loop.drive(to: loop.now, settling: false)
       loop.scheduler.releaseLoopThread()
       end()
@@ -141,7 +179,7 @@ extension VirtualEventLoop {
     await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
       driving.queue.async { [self] in
         driving.begin(.queue)
-        scheduler.claimLoopThread()
+        driving.take(scheduler)
         let result = body(self)
         scheduler.releaseLoopThread()
         driving.end()

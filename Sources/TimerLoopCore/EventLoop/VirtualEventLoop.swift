@@ -23,7 +23,11 @@ import Synchronization
 ///
 /// One thread at a time *holds* the loop and changes its timer table
 /// directly: the thread that created it, or that last called the
-/// synchronous `advanceTime` or ``run()``; drive it from one thread.
+/// synchronous `advanceTime` or ``run()``; drive it from one thread. When
+/// that call is made in a Swift task (a test function of swift-testing,
+/// even a synchronous one, runs in one), the task holds the loop instead,
+/// on whichever thread it runs: other tasks that the runtime runs on the
+/// same pool thread do not, and send their calls as other threads do.
 /// Scheduling and cancelling from other threads is safe, as on any loop;
 /// such calls take effect when the loop next runs. Async tests use
 /// ``advance(by:)`` instead, which runs the passes on the loop's own queue
@@ -76,10 +80,11 @@ public final class VirtualEventLoop: TimerEventLoop {
     }
     scheduler = TimerScheduler(
       host: TimerHost(
-        loopType: "VirtualEventLoop", clock: .monotonic, thread: .claimed,
+        loopType: "VirtualEventLoop", clock: .monotonic,
+      thread: .checked { [driving] in driving.isHeldByCurrentTask },
         metricsDelegate: metricsDelegate, wakeUp: wakeUp, wakeUpToStop: wakeUp),
       clock: .virtual(clock))
-    scheduler.claimLoopThread()
+    driving.hold(scheduler)
     scheduler.jobExecutor = JobExecutor(loop: self, actors: scheduler.actorExecutor)
     scheduler.actorJobArrivedOutsidePass = { [driving] isShutdown in
       driving.actorJobArrived(isShutdown: isShutdown)
@@ -117,8 +122,9 @@ public final class VirtualEventLoop: TimerEventLoop {
   public func advanceTime(to target: Deadline) {
     precondition(VirtualEventLoop.current !== self, Self.nestedAdvanceMessage)
     driving.begin(.caller)
-    scheduler.claimLoopThread()
+    driving.take(scheduler)
     drive(to: target, settling: false)
+    driving.hold(scheduler)
     driving.end()
   }
 

@@ -22,7 +22,8 @@
 /// ``advance(to:)`` or ``runAutoAdvancing(_:)`` has handed the loop back,
 /// jobs from other threads run at once, at the current virtual time. See
 /// ``VirtualEventLoop``. Isolation is judged as for every other call on the
-/// loop: the caller is isolated to it on the thread that holds it.
+/// loop: the caller is isolated to it on the thread, or in the task, that
+/// holds it.
 extension VirtualEventLoop: SerialExecutor, TaskExecutor {
   /// Queues `job` for the loop's next pass; safe from any thread, never fails.
   public func enqueue(_ job: consuming ExecutorJob) {

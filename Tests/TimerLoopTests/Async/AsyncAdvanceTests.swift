@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 import TimerLoop
+import TimerLoopEpoll
 @_spi(TimerLoopHost) @testable import TimerLoopCore
 
 /// ``VirtualEventLoop/advance(to:)``, the asynchronous advance, and the loop
@@ -192,6 +193,38 @@ import TimerLoop
       #expect(loop.now - start == .seconds(8))
       #expect(fired.all == (1...8).map { .seconds(Int64($0)) })
     }
+  }
+
+  /// A task holds the loop it created on whichever thread it runs; another
+  /// task that the runtime runs on the same thread meanwhile does not: it
+  /// is not on the loop, and its calls wait for the loop's next run, as
+  /// another thread's do. Both tasks run on the one thread of an epoll
+  /// loop. (The thread held the loop, so that task changed the table
+  /// directly: plain tasks that scheduled timers while the test's first
+  /// `advance(by:)` ran on the loop's queue corrupted its timing wheel.)
+  @Test func anotherTaskOnTheHoldersThreadDoesNotHoldTheLoop() async throws {
+    let thread = try EpollEventLoop.startOnNewThread(name: "one-thread")
+    defer { thread.shutdown() }
+    let (created, sendLoop) = AsyncStream<VirtualEventLoop>.makeStream()
+    let (release, releaseHolder) = AsyncStream<Void>.makeStream()
+    let holder = Task(executorPreference: thread) {
+      let loop = VirtualEventLoop()
+      sendLoop.yield(loop)
+      for await _ in release {}  // the holder waits, alive, off the thread
+      return loop.inEventLoop
+    }
+    let loop = try #require(await created.first { _ in true })
+    let other = await Task(executorPreference: thread) {
+      let onLoop = loop.inEventLoop
+      _ = try? loop.schedule(after: .zero) {}
+      return (onLoop: onLoop, liveTimers: loop.liveTimerCount)
+    }.value
+    #expect(!other.onLoop)
+    #expect(other.liveTimers == 0, "the schedule call waits for the loop's next run")
+    releaseHolder.finish()
+    #expect(await holder.value, "the holder still holds the loop")
+    await loop.advance(by: .zero)
+    #expect(loop.stats.timersFired == 1)
   }
 
   /// Called from a pass of the loop it would drive, it stops the program
