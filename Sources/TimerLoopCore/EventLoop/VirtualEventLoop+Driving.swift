@@ -32,6 +32,11 @@ extension VirtualEventLoop {
       /// Work arrived while a driver ran: the driver queues a drain as it
       /// finishes unless a thread then holds the loop.
       var arrivedWhileDriven = false
+      /// Driver turns begun so far: a stranded call's check sees whether
+      /// one began since the call.
+      var turns: UInt64 = 0
+      /// The value of `turns` when the latest check was set off.
+      var checkedTurn: UInt64?
       weak var loop: VirtualEventLoop?
     }
 
@@ -105,12 +110,33 @@ extension VirtualEventLoop {
     }
 
     /// A job for an actor pinned to the loop was enqueued outside a pass.
-    /// If a thread holds the loop and nobody drives it, nothing but that
-    /// thread's next advance would ever run the job: stops the program with
-    /// a message that says what to do, instead of a silent hang.
+    /// If a thread or task holds the loop and nobody drives it, nothing but
+    /// a later advance would run the job. One may be on its way (a test
+    /// starts tasks and then advances), so the program stops, with a
+    /// message that says what to do instead of a silent hang, only if no
+    /// driver's turn has begun `strandedCallGraceSeconds` later.
     func actorJobArrived(isShutdown: Bool) {
-      let stranded = state.withLock { $0.driver == nil && Self.isHeld($0) }
-      precondition(isShutdown || !stranded, VirtualEventLoop.strandedActorCallMessage)
+      let turn = state.withLock { state -> UInt64? in
+        guard !isShutdown, state.driver == nil, Self.isHeld(state), state.checkedTurn != state.turns
+        else { return nil }
+        state.checkedTurn = state.turns
+        return state.turns
+      }
+      guard let turn else { return }
+      let grace = DispatchTimeInterval.seconds(VirtualEventLoop.strandedCallGraceSeconds)
+      DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+        [weak self] in self?.stopIfStranded(since: turn)
+      }
+    }
+
+    /// Stops the program if no driver's turn has begun since `turn` and the
+    /// loop, not shut down, is still held.
+    private func stopIfStranded(since turn: UInt64) {
+      let stranded = state.withLock { state in
+        guard let loop = state.loop, !loop.scheduler.isShutdown else { return false }
+        return state.turns == turn && state.driver == nil && Self.isHeld(state)
+      }
+      precondition(!stranded, VirtualEventLoop.strandedActorCallMessage)
     }
 
     /// Takes the turn to run passes, waiting while another driver has it.
@@ -121,6 +147,7 @@ extension VirtualEventLoop {
         let wait = state.withLock { state -> DispatchSemaphore? in
           guard let current = state.driver else {
             state.driver = driver
+            state.turns &+= 1
             return nil
           }
           precondition(
@@ -188,11 +215,17 @@ extension VirtualEventLoop {
     }
   }
 
+  /// How long a pinned-actor call may wait for a held loop to run, in
+  /// seconds of real time: far beyond a test's own steps between starting
+  /// a task and advancing, even on a loaded machine.
+  static let strandedCallGraceSeconds = 10
+
   static let strandedActorCallMessage =
-    "VirtualEventLoop: an actor pinned to this loop was called from outside the loop while"
-    + " the thread that created the loop, or last called the synchronous advanceTime or"
-    + " run(), holds it and is not running it; the call would wait until that thread"
-    + " advances time. In an async test, drive the loop with `await loop.advance(by:)`"
+    "VirtualEventLoop: a call on an actor pinned to this loop, made from outside the loop, has"
+    + " waited \(strandedCallGraceSeconds) s while the thread or task that created the loop, or"
+    + " last called the synchronous advanceTime or run(), holds it and has not run it since; it"
+    + " would wait until it advances time. In an async test, drive the loop with"
+    + " `await loop.advance(by:)`"
     + " (once, even by .zero, hands the loop over: calls from other tasks then run at once),"
     + " or run the test inside `loop.runAutoAdvancing { }`; in a synchronous test, call the"
     + " actor from a task that prefers the loop and advance time on the test's thread"

@@ -35,9 +35,10 @@ import Synchronization
 /// work other threads send (jobs of tasks and actors on the loop,
 /// ``TimerEventLoop/execute(_:)``, requests) runs at once, at the current
 /// virtual time, on a thread that holds the loop meanwhile, without moving
-/// the clock. While a thread holds the loop and does not run it, a call on
-/// an actor pinned to the loop from outside it could only wait for that
-/// thread, so it stops the program with a message saying what to do.
+/// the clock. While a thread or task holds the loop and does not run it, a
+/// call on an actor pinned to the loop from outside it can only wait for
+/// the next advance; if none has begun 10 seconds (of real time) later, it
+/// stops the program with a message saying what to do.
 public final class VirtualEventLoop: TimerEventLoop {
   /// The loop's timer state (`scheduler`); use the methods of ``TimerEventLoop``.
   @_documentation(visibility: internal)

@@ -14,11 +14,11 @@
 /// ```
 ///
 /// Order, cost and shutdown rules are those of ``EpollEventLoop``'s
-/// conformance. While a thread holds the loop (the one that created it, or
-/// last called the synchronous `advanceTime` or ``run()``), jobs wait for it
-/// to advance time or call ``run()``, and a job for an actor pinned to the
+/// conformance. While a thread or task holds the loop (the one that created
+/// it, or last called the synchronous `advanceTime` or ``run()``), jobs wait
+/// for the next advance or ``run()``, and a job for an actor pinned to the
 /// loop that arrives then from outside the loop stops the program with a
-/// message saying what to do (nothing else would ever run it). Once
+/// message saying what to do if no advance has begun 10 seconds later. Once
 /// ``advance(to:)`` or ``runAutoAdvancing(_:)`` has handed the loop back,
 /// jobs from other threads run at once, at the current virtual time. See
 /// ``VirtualEventLoop``. Isolation is judged as for every other call on the

@@ -162,7 +162,7 @@ public final class TimerScheduler: @unchecked Sendable {
   let wakeUpWrites = Atomic<Int>(0)
   /// Told when a job for an actor pinned to the loop is enqueued outside a
   /// pass, on the enqueuing thread, with whether the scheduler is shut down:
-  /// ``VirtualEventLoop`` stops the program if nobody would ever run it.
+  /// ``VirtualEventLoop`` stops the program if nobody runs it in time.
   /// `nil` on other loops. Set once, before use.
   var actorJobArrivedOutsidePass: (@Sendable (_ isShutdown: Bool) -> Void)?
   /// The executors jobs run as (see ``JobExecutor``): set by the owning

@@ -135,10 +135,10 @@ import TimerLoopEpoll
     #expect(loop.now == start)
   }
 
-  /// A loop that a thread still holds (the test's own, which created it) and
-  /// nobody runs: a plain `Task` calling an actor pinned to it stops the
-  /// program at once with a message that says what to do, instead of
-  /// waiting in silence.
+  /// A loop that the test still holds (it created it) and nobody runs: a
+  /// plain `Task` calling an actor pinned to it stops the program, after
+  /// `strandedCallGraceSeconds` of waiting, with a message that says what
+  /// to do, instead of waiting in silence.
   @Test func aPinnedActorCallThatNobodyWouldRunStopsWithAMessage() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       let loop = VirtualEventLoop()
@@ -147,6 +147,25 @@ import TimerLoopEpoll
     }
     let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
     #expect(stderr.contains(VirtualEventLoop.strandedActorCallMessage), "\(stderr)")
+  }
+
+  /// A call that reaches the held loop just before the test's first
+  /// `advance(by:)` is not stranded: the advance runs it. (It stopped the
+  /// program at once: 200 plain tasks started before the test's first
+  /// advance did, in most runs.) The test waits until the call has reached
+  /// the loop's inbox before advancing.
+  @Test func aPinnedActorCallJustBeforeTheFirstAdvanceRunsInIt() async throws {
+    await #expect(processExitsWith: .success) {
+      let loop = VirtualEventLoop()
+      let reader = VirtualClockReader(loop: loop)
+      let call = Task { await reader.read() }
+      while !loop.scheduler.inboxPending.load(ordering: .sequentiallyConsistent) {
+        await Task.yield()
+      }
+      await loop.advance(by: .seconds(1))
+      let read = await call.value
+      precondition(read == loop.now - .seconds(1))
+    }
   }
 
   /// A synchronous `run()` while a drain runs work from another thread waits
