@@ -22,7 +22,9 @@ import TimerLoopNIO
       try timers.schedule(after: .seconds(3600)) { withExtendedLifetime(canary) { fired.append("timer") } }
       let key = try timers.makeTimer(handler: handler, tag: 1)
       timers.arm(key, after: .seconds(3600))
-      try timers.scheduleRepeating(after: .seconds(1), every: .seconds(1)) { _ in fired.append("tick") }
+      // First due in an hour: a pause of this thread before the shutdown
+      // cannot let it tick.
+      try timers.scheduleRepeating(after: .seconds(3600), every: .seconds(1)) { _ in fired.append("tick") }
     }
     canary = nil
     try harness.shutdown()
