@@ -36,13 +36,16 @@ import TimerLoopNIO
             fired.add(1, ordering: .relaxed)
           }
         } else {
-          // The cancel promise: once cancel() has returned, the closure never starts.
+          // The cancel promise: once cancel() has returned, the loop commits to no
+          // call. A call it had committed to may still start (cancel() does not
+          // wait for it), but in the pass that committed to it, before the loop
+          // runs a task queued after cancel() returned.
           let returned = CancelReturned()
           let handle = try? timers.schedule(after: .zero) {
             if returned.flag.load(ordering: .acquiring) { lateCalls.add(1, ordering: .relaxed) }
           }
           handle?.cancel()
-          returned.flag.store(true, ordering: .releasing)
+          loop.execute { returned.flag.store(true, ordering: .releasing) }
         }
       }
     }
@@ -59,7 +62,7 @@ import TimerLoopNIO
   }
 }
 
-/// Set by a test thread once its `cancel()` has returned.
+/// Set by a task the loop runs after a test thread's `cancel()` has returned.
 final class CancelReturned: Sendable {
   let flag = Atomic<Bool>(false)
 }
