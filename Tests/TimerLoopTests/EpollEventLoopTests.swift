@@ -156,29 +156,34 @@ import TimerLoop
 
   /// The timerfd ticks periodically while timers are dense; a timer due
   /// before its first tick must re-arm it rather than wait for that tick.
-  /// Seconds apart, so that only the tick could make it that late: a loaded
-  /// machine may hold the loop's thread off the CPU for a while, but not for
-  /// half a minute.
+  /// Checked on the timerfd, in the pass after the one that armed it, before
+  /// the timer can fire: no pause of the machine can change what it finds.
   @Test func anEarlierTimerIsNotHeldBackByAPeriodicTimerfd() throws {
-    let leeway = Duration.seconds(10)
+    let leeway = Duration.seconds(1)
     let loop = try EpollEventLoop.startOnNewThread(leeway: leeway)
     defer { loop.shutdown() }
-    // 35 s is within 4 leeways: the timerfd ticks every 10 s from then.
-    let tick = try loop.schedule(after: .seconds(35)) {}
+    // 3.5 s is within 4 leeways: the timerfd ticks every second from then.
+    try loop.schedule(after: .milliseconds(3_500)) {}
     _ = try onLoop(loop) {}
     _ = try onLoop(loop) {}  // armed by now
-    let firstTick = try #require(try onLoop(loop) { tick.deadline })
-    let fired = DispatchSemaphore(value: 0)
-    let firedAt = Locked<Deadline?>(nil)
+    let seen = Locked<(deadline: Deadline, armed: Deadline?)?>(nil)
+    let read = DispatchSemaphore(value: 0)
     try loop.execute {
-      _ = try? loop.schedule(after: .milliseconds(100)) {
-        firedAt.withLock { $0 = Deadline.now() }
-        fired.signal()
+      let deadline = loop.now + .milliseconds(100)
+      _ = try? loop.schedule(at: deadline) {}
+      // Runs in the next pass: after this one has armed the timerfd, and
+      // before the timer, since a pass runs its tasks first.
+      _ = try? loop.execute {
+        seen.withLock { $0 = (deadline, loop.testsOnly_armedDeadline) }
+        read.signal()
       }
     }
-    #expect(fired.wait(timeout: .now() + .seconds(60)) == .success)
-    let at = try #require(firedAt.withLock { $0 })
-    #expect(at < firstTick, "waited for the periodic tick")
+    #expect(read.wait(timeout: .now() + .seconds(30)) == .success)
+    let (deadline, armed) = try #require(seen.withLock { $0 })
+    let armedFor = try #require(armed, "the timerfd is disarmed")
+    #expect(
+      armedFor >= deadline && armedFor <= deadline + leeway,
+      "armed for the periodic tick, \(armedFor - deadline) after the timer")
   }
 
   /// A closure released as the loop stops may own the loop and shut it down
