@@ -93,6 +93,16 @@ func timeUntilExpiry(ofTimerFD fd: CInt) throws -> TimeAmount? {
   return remaining == .zero ? nil : remaining
 }
 
+/// Whether `remaining`, a timerfd's time left read just now, is that of a
+/// timer due `delay` after a call made at or after `start`: no more than
+/// `delay`, and no less than `delay` less the time since `start` (and a
+/// millisecond for the skew between two clocks' readings), however long the
+/// test was held up meanwhile.
+func isRemaining(_ remaining: TimeAmount?, of delay: Duration, since start: Deadline) -> Bool {
+  guard let remaining = remaining?.duration else { return false }
+  return remaining <= delay && remaining >= delay - (Deadline.now() - start) - .milliseconds(1)
+}
+
 /// A timerfd's `/proc/self/fdinfo` fields (`clockid`, `settime flags`, ...).
 func timerFDInfo(_ fd: CInt) throws -> [String: String] {
   let info = try String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)
