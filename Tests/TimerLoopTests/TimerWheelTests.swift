@@ -66,7 +66,13 @@ import TimerLoop
         .uptimeNanoseconds
       switch Int.random(in: 0..<10, using: &rng) {
       case 0..<5 where !wheel.contains(slot: slot):
-        wheel.push(slot: slot, deadline: Deadline(uptimeNanoseconds: deadline))
+        // As a new timer, or as a repeating one going back on the queue
+        // (into the ahead run when in order and near enough).
+        if Int(slot) < wheel.rowCount && Bool.random(using: &rng) {
+          wheel.requeue(slot: slot, at: Deadline(uptimeNanoseconds: deadline))
+        } else {
+          wheel.push(slot: slot, deadline: Deadline(uptimeNanoseconds: deadline))
+        }
         reference.push(slot, deadline)
       case 5..<7:
         #expect(wheel.remove(slot: slot) == reference.remove(slot), "seed \(seed)")
@@ -210,7 +216,7 @@ import TimerLoop
       let slot = wheel.popFirst(dueAt: now)!
       wheel.push(slot: slot, deadline: now)
     }
-    #expect(wheel.near.runCount <= 128)
+    #expect(wheel.near.run.capacity <= 128)
 
     // 1,000 timers 20 µs apart, re-armed 20 ms on, popped every 100 µs.
     var time: Int64 = 1 << 30
@@ -225,7 +231,35 @@ import TimerLoop
         spread.push(slot: slot, deadline: spread.deadline(of: slot) + .nanoseconds(20_000_000))
       }
     }
-    #expect(spread.near.runCount <= 128)
+    #expect(spread.near.run.capacity <= 128)
+  }
+
+  /// Repeating timers re-queued in the order they fire skip the wheel for
+  /// the ahead run, and still pop in `(deadline, scheduling order)` among
+  /// timers filed in the wheel for the same deadlines.
+  @Test func repeatingTimersRequeuedInOrderGoAheadAndKeepFIFOOrder() {
+    let start: Int64 = 1 << 30
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: start))
+    func due(_ k: UInt32) -> Deadline {
+      Deadline(uptimeNanoseconds: start + 10_000_000 + Int64(k) * 20_000)
+    }
+    for _ in 0..<201 { _ = wheel.appendRow(TimerEntry()) }
+    for k in UInt32(0)..<100 { wheel.requeue(slot: k, at: due(k)) }
+    #expect(wheel.earliestDeadline() == due(0))
+    for k in UInt32(0)..<100 { wheel.push(slot: 100 + k, deadline: due(k)) }
+    // Before the run's last: to the wheel, and out after slot 150's twin.
+    wheel.requeue(slot: 200, at: due(50))
+    #expect(wheel.ahead.count == 100)
+    #expect(wheel.earliestDeadline().map { $0 <= due(0) } == true)
+    var popped: [UInt32] = []
+    while let slot = wheel.popFirst(dueAt: due(99)) { popped.append(slot) }
+    var expected: [UInt32] = []
+    for k in UInt32(0)..<100 {
+      expected += [k, 100 + k]
+      if k == 50 { expected.append(200) }
+    }
+    #expect(popped == expected)
+    #expect(wheel.count == 0)
   }
 
   @Test func rowsGrowWithoutLosingEntries() {

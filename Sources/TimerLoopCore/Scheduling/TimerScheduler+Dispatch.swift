@@ -190,16 +190,15 @@ extension TimerScheduler {
         _ = table.pointee.release(body)
         return
       case .fixedDelay:
-        table.pointee.reschedule(
-          timer.slot,
-          to: now + TimeAmount(nanoseconds: table.pointee.extra(timer.slot)))
+        table.pointee.requeue(
+          timer.slot, at: now + TimeAmount(nanoseconds: table.pointee.extra(timer.slot)))
       case .burst:
         // The row still holds the deadline the timer was due at.
         let interval = table.pointee.extra(timer.slot)
         let next = table.pointee.queue.deadline(of: timer.slot) + TimeAmount(nanoseconds: interval)
-        table.pointee.reschedule(
+        table.pointee.requeue(
           timer.slot,
-          to: Deadline(
+          at: Deadline(
             uptimeNanoseconds: next.uptimeNanoseconds.burstBacklogCapped(
               now: now.uptimeNanoseconds, interval: interval)))
       case .fixedRate, .kept:

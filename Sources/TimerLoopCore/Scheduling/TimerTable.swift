@@ -235,6 +235,14 @@ struct TimerTable: ~Copyable {
     self[entry: slot].markQueued()
   }
 
+  /// Queues the repeating timer in `slot`, unqueued after its call, at
+  /// `deadline`, its next one (see ``TimerWheel/requeue(slot:at:)``).
+  @inline(__always)
+  mutating func requeue(_ slot: UInt32, at deadline: Deadline) {
+    queue.requeue(slot: slot, at: deadline)
+    self[entry: slot].markQueued()
+  }
+
   /// Marks the timer in `slot`, just taken off the queue at `now`, to fire. A
   /// fixed-rate timer goes straight back on the queue at its next grid point,
   /// before its callback runs, so the callback can cancel or move it.
@@ -253,7 +261,7 @@ struct TimerTable: ~Copyable {
     let interval = TimeAmount(nanoseconds: extra(slot))
     // The grid is anchored at the deadline the timer was just popped at.
     let next = queue.deadline(of: slot).nextGridPoint(after: now, interval: interval)
-    queue.push(slot: slot, deadline: next)
+    queue.requeue(slot: slot, at: next)
   }
 }
 

@@ -40,6 +40,11 @@ extension TimerWheel {
         precondition(row.next == Link.near, "row \(slot) is in the near queue, not marked so")
         precondition(Self.tick(row.deadline) <= elapsed, "row \(slot) is in the near queue early")
       }
+      for slot in ahead.checkInvariants(rows: rows) {
+        precondition(seen.insert(slot).inserted, "row \(slot) is filed twice")
+        precondition(rows[Int(slot)].next == Link.ahead, "row \(slot) is in the ahead run, not marked so")
+        precondition(rows[Int(slot)].sequence < nextSequence, "sequence never issued")
+      }
       let queued = (0..<rowCount).filter { rows[$0].next != Link.unqueued }
       precondition(queued.count == count, "\(queued.count) queued rows, count \(count)")
       precondition(seen.count == count, "\(seen.count) filed rows, count \(count)")

@@ -28,8 +28,17 @@ import Glibc
 /// The wheel only sorts timers into ticks. Timers whose tick has come move to
 /// the ``NearQueue``, ordered by `(deadline, sequence)`: the exact nanosecond
 /// order, and FIFO ties. Nothing ever fires before its deadline: a timer
-/// leaves only through the near queue, and only once its exact deadline is at
-/// or before `now`.
+/// leaves only through the near queue or the ahead run (below), and only once
+/// its exact deadline is at or before `now`, the earlier of their fronts first.
+///
+/// Repeating timers skip the wheel when they can. One re-queued for its next
+/// period (``requeue(slot:at:)``) no later than ``aheadSpan`` ticks ahead,
+/// and in order after the last timer so re-queued, is appended to the
+/// *ahead run*, a ``SortedRun`` it is popped from when due: timers of one
+/// period, re-queued in the order they fire, arrive in deadline order, and
+/// each then costs an append and a pop where the wheel cost a filing, a
+/// cascade to level 0 and a move to the near queue (figures in
+/// Benchmarks/RESULTS.md). Any other goes to the wheel.
 ///
 /// Servers re-arm idle timeouts on every request and cancel most timers
 /// before they fire. Moving a timer *later* only rewrites the deadline in its
@@ -49,12 +58,13 @@ import Glibc
 /// builds while at most 256 rows exist (every unit test; compiled out in
 /// release):
 /// 1. A queued row is in exactly one place: the list of one wheel slot, or the
-///    near queue at the position its `prev` holds.
+///    near queue or the ahead run at the position its `prev` holds.
 /// 2. A row filed in wheel slot (level, index) has an index above `elapsed`'s
 ///    at that level and a deadline no earlier than the slot's start; a
 ///    level's bitmap bit is set exactly when its list is non-empty.
 /// 3. Near-queue rows are due at or before the end of tick `elapsed`; the
-///    queue's own invariants hold (``NearQueue/checkInvariants(rows:)``).
+///    queue's own invariants hold (``NearQueue/checkInvariants(rows:)``), and
+///    the ahead run's (``SortedRun/checkInvariants(rows:)``).
 /// 4. `count` is the number of queued rows; every sequence is below
 ///    `nextSequence`.
 struct TimerWheel: ~Copyable {
@@ -66,11 +76,11 @@ struct TimerWheel: ~Copyable {
     /// Orders equal deadlines: taken from `nextSequence` on every (re)schedule.
     var sequence: UInt64 = 0
     /// In the wheel: the next row of the slot's list, or its head
-    /// (``Link/firstHead`` + list number). In the near queue: ``Link/near``.
-    /// Otherwise ``Link/unqueued``.
+    /// (``Link/firstHead`` + list number). In the near queue: ``Link/near``;
+    /// in the ahead run: ``Link/ahead``. Otherwise ``Link/unqueued``.
     var next = Link.unqueued
-    /// In the wheel: the previous row, or the list's head. In the near queue:
-    /// its position there.
+    /// In the wheel: the previous row, or the list's head. In the near queue
+    /// or the ahead run: its position there.
     var prev: UInt32 = 0
     var entry = TimerEntry()
 
@@ -84,8 +94,9 @@ struct TimerWheel: ~Copyable {
   enum Link {
     static let unqueued = UInt32.max
     static let near = UInt32.max - 1
+    static let ahead = UInt32.max - 2
     /// `firstHead + list` names list `list` (`level × 64 + slot`) in a link.
-    static let firstHead = UInt32.max - 1 - UInt32(TimerWheel.listCount)
+    static let firstHead = ahead - UInt32(TimerWheel.listCount)
   }
 
   /// The head of one slot's circular list: its first and last rows, or itself
@@ -116,6 +127,11 @@ struct TimerWheel: ~Copyable {
   /// lower bound). A far slot may hold millions of timers; a level-0 slot is
   /// scanned whole, once, since its rows all come due within a tick.
   static let scanLimit = 64
+  /// How many ticks ahead (268 ms) a repeating timer may be appended to the
+  /// ahead run. A timer there turns away every repeating timer due before it
+  /// until it comes due itself: one far ahead would send the others back to
+  /// the wheel for as long.
+  static let aheadSpan: UInt64 = 1 << UInt64(2 * slotBits)
 
   private(set) var rows: UnsafeMutablePointer<Row>
   private(set) var rowCount = 0
@@ -126,6 +142,8 @@ struct TimerWheel: ~Copyable {
   /// Per level, a bit per slot whose list is non-empty (`levelCount` of them).
   let occupied: UnsafeMutablePointer<UInt64>
   private(set) var near = NearQueue()
+  /// Repeating timers queued ahead of their tick, in deadline order.
+  private(set) var ahead = SortedRun(positionTag: 0)
   /// The wheel's current tick: every wheel slot before it has been visited.
   private(set) var elapsed: UInt64
   private(set) var nextSequence: UInt64 = 1
@@ -218,6 +236,28 @@ struct TimerWheel: ~Copyable {
     checkInvariants()
   }
 
+  /// Queues `slot`, a repeating timer's, at `deadline`, its next one, behind
+  /// every slot already queued for it: in the ahead run if it is at most
+  /// ``aheadSpan`` ticks away and due no earlier than the run's last, else as
+  /// ``push(slot:deadline:)`` does.
+  /// - Precondition: `slot` has a row and is not queued.
+  @inline(__always)
+  mutating func requeue(slot: UInt32, at deadline: Deadline) {
+    precondition(rows[Int(slot)].next == Link.unqueued, "slot \(slot) is already queued")
+    setKey(slot, deadline)
+    count += 1
+    let node = Node(
+      deadline: deadline.uptimeNanoseconds, sequence: rows[Int(slot)].sequence, slot: slot)
+    let ticks = Self.tick(node.deadline) &- elapsed
+    if ticks &- 1 < Self.aheadSpan &- 1 && ahead.admits(node) {
+      rows[Int(slot)].next = Link.ahead
+      ahead.append(node, rows: rows)
+    } else {
+      file(slot)
+    }
+    checkInvariants()
+  }
+
   /// Adds empty rows up to and including `slot`, for ``push(slot:deadline:)``.
   @inline(never)
   private mutating func addRows(through slot: UInt32) {
@@ -233,10 +273,10 @@ struct TimerWheel: ~Copyable {
   mutating func reschedule(slot: UInt32, to deadline: Deadline) {
     precondition(Int(slot) < rowCount, "slot \(slot) has no row")
     let row = Int(slot)
-    // In the wheel (not the near queue, not unqueued) and later: the row's
-    // slot is visited no later than its new deadline's, and is filed again
-    // by the new deadline then.
-    if rows[row].next < Link.near && deadline.uptimeNanoseconds >= rows[row].deadline {
+    // In the wheel (not the near queue or the ahead run, not unqueued) and
+    // later: the row's slot is visited no later than its new deadline's, and
+    // is filed again by the new deadline then.
+    if rows[row].next < Link.ahead && deadline.uptimeNanoseconds >= rows[row].deadline {
       setKey(slot, deadline)
       checkInvariants()
       return
@@ -244,13 +284,15 @@ struct TimerWheel: ~Copyable {
     refile(slot, at: deadline)
   }
 
-  /// ``reschedule(slot:to:)`` for a row that is unqueued, in the near queue,
-  /// or moves earlier: out of its place, then filed by `deadline`.
+  /// ``reschedule(slot:to:)`` for a row that is unqueued, in the near queue
+  /// or the ahead run, or moves earlier: out of its place, then filed by
+  /// `deadline`.
   @inline(never)
   private mutating func refile(_ slot: UInt32, at deadline: Deadline) {
     switch rows[Int(slot)].next {
     case Link.unqueued: count += 1
     case Link.near: near.remove(slot, rows: rows)
+    case Link.ahead: ahead.remove(at: Int(rows[Int(slot)].prev), rows: rows)
     default: unlink(slot)
     }
     setKey(slot, deadline)
@@ -267,13 +309,17 @@ struct TimerWheel: ~Copyable {
     return true
   }
 
-  /// Takes the queued `slot` out of the near queue or its wheel list.
+  /// Takes the queued `slot` out of its wheel list, the near queue or the
+  /// ahead run.
   @inline(never)
   private mutating func dequeue(_ slot: UInt32) {
-    if rows[Int(slot)].next == Link.near {
+    let next = rows[Int(slot)].next
+    if next < Link.ahead {
+      unlink(slot)
+    } else if next == Link.near {
       near.remove(slot, rows: rows)
     } else {
-      unlink(slot)
+      ahead.remove(at: Int(rows[Int(slot)].prev), rows: rows)
     }
     rows[Int(slot)].next = Link.unqueued
     count &-= 1
@@ -281,7 +327,10 @@ struct TimerWheel: ~Copyable {
   }
 
   /// Dequeues and returns the earliest slot if its deadline is at or before
-  /// `now`. A timer at ``Deadline/distantFuture`` never comes due.
+  /// `now`. A timer at ``Deadline/distantFuture`` never comes due. Inlined
+  /// into the pass, its one caller, where a call costs the firing path more
+  /// than the code it would save.
+  @inline(__always)
   mutating func popFirst(dueAt now: Deadline) -> UInt32? {
     // Every wheel slot starts after `elapsed` (invariant 2), so only a later
     // tick has slots to visit: a pass pops many timers at one `now`, and the
@@ -291,6 +340,15 @@ struct TimerWheel: ~Copyable {
     checkInvariants()
     // distantFuture never comes due, so the bound stops just short of it.
     let bound = min(now.uptimeNanoseconds, Deadline.distantFuture.uptimeNanoseconds - 1)
+    if let front = ahead.front, front.deadline <= bound,
+      near.first.map({ !NearQueue.ordered($0, before: front) }) ?? true
+    {
+      ahead.dropFront()
+      rows[Int(front.slot)].next = Link.unqueued
+      count -= 1
+      checkInvariants()
+      return front.slot
+    }
     guard let top = near.popFirst(dueAt: bound, rows: rows) else { return nil }
     rows[Int(top.slot)].next = Link.unqueued
     count -= 1
@@ -301,18 +359,34 @@ struct TimerWheel: ~Copyable {
   /// When the loop must next look at its timers: the earliest deadline, or a
   /// lower bound of it; `nil` when nothing is queued.
   ///
-  /// Exact when a timer is in the near queue, or when the earliest wheel slot
-  /// is at level 0 or holds at most ``scanLimit`` rows, one of them is due
+  /// Exact when a timer is in the near queue or the ahead run and due no
+  /// later than the earliest wheel slot starts, or when that slot is at
+  /// level 0 or holds at most ``scanLimit`` rows, one of them is due
   /// before the slot's span ends, and none was removed or moved later since
   /// the slot was scanned. Otherwise a bound between the slot's start and the
   /// true deadline: a wake-up that fires nothing and files the slot's timers
   /// again, as each slot visit does for a timer moved later.
   mutating func earliestDeadline() -> Deadline? {
-    if let top = near.first { return Deadline(uptimeNanoseconds: top.deadline) }
+    // Near-queue rows are due before any wheel slot starts; the ahead run's
+    // may be due anywhere.
+    let ahead = self.ahead.front?.deadline ?? .max
+    if let top = near.first { return Deadline(uptimeNanoseconds: min(top.deadline, ahead)) }
+    guard let wheel = earliestInWheel(before: ahead) else {
+      return ahead == .max ? nil : Deadline(uptimeNanoseconds: ahead)
+    }
+    return Deadline(uptimeNanoseconds: min(wheel, ahead))
+  }
+
+  /// ``earliestDeadline()`` of the wheel's slots, in nanoseconds: `nil` when
+  /// they are empty or their earliest starts after `bound`, which is then
+  /// earlier.
+  private mutating func earliestInWheel(before bound: Int64) -> Int64? {
     guard let slot = earliestSlot() else { return nil }
+    let start = Int64(clamping: slot.start << Self.tickShift)
+    guard start <= bound else { return nil }
     let end = Int64(clamping: (slot.start + 1 << (Self.slotBits * slot.level)) << Self.tickShift)
     if let scanned, scanned.list == slot.list {
-      return Deadline(uptimeNanoseconds: min(scanned.earliest, end))
+      return min(scanned.earliest, end)
     }
     let limit = slot.level == 0 ? Int.max : Self.scanLimit
     let head = Link.firstHead + UInt32(slot.list)
@@ -320,9 +394,7 @@ struct TimerWheel: ~Copyable {
     var row = heads[slot.list].next
     var count = 0
     while row != head {
-      guard count < limit else {
-        return Deadline(uptimeNanoseconds: Int64(slot.start << Self.tickShift))
-      }
+      guard count < limit else { return start }
       earliest = min(earliest, rows[Int(row)].deadline)
       row = rows[Int(row)].next
       count += 1
@@ -330,7 +402,7 @@ struct TimerWheel: ~Copyable {
     scanned = (slot.list, earliest)
     // Rows moved later may all lie beyond the slot; every other slot starts
     // at or after `end`.
-    return Deadline(uptimeNanoseconds: min(earliest, end))
+    return min(earliest, end)
   }
 
   // MARK: The wheel
