@@ -169,6 +169,21 @@ struct TimerTable: ~Copyable {
     // destroys the old one through an outlined call. `insert` sets every
     // field again, so the mode and flags of a free entry are left as they were.
     let body = release(self[entry: slot].body.take())
+    retire(slot)
+    return body
+  }
+
+  /// Ends the one-shot timer in `slot` after its call, which took its body
+  /// out (see ``free(_:)``), when the callback neither queued it again nor
+  /// ended it: there is no queue place to leave and no body to take.
+  mutating func freeFired(_ slot: UInt32) {
+    retire(slot)
+  }
+
+  /// The end of ``free(_:)`` once the timer is out of the queue and its body
+  /// out of the row: the slot goes to the free list, or is retired.
+  @inline(__always)
+  private mutating func retire(_ slot: UInt32) {
     let generation = self[entry: slot].generation
     self[entry: slot].phase = .free
     self[entry: slot].generation = generation &+ 1
@@ -180,7 +195,6 @@ struct TimerTable: ~Copyable {
     } else {
       retiredSlotCount &+= 1
     }
-    return body
   }
 
   /// What of a body taken from the table is to be released: the body itself,
