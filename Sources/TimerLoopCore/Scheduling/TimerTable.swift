@@ -176,6 +176,8 @@ struct TimerTable: ~Copyable {
   /// Ends the one-shot timer in `slot` after its call, which took its body
   /// out (see ``free(_:)``), when the callback neither queued it again nor
   /// ended it: there is no queue place to leave and no body to take.
+  /// Inlined into the end of a firing, its one caller.
+  @inline(__always)
   mutating func freeFired(_ slot: UInt32) {
     retire(slot)
   }
