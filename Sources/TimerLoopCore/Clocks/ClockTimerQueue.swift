@@ -340,7 +340,7 @@ public final class ClockTimerQueue: Sendable {
     case .fixedDelay(let interval):
       return now.addingSaturated(interval)
     case .burst(let interval):
-      return deadline.addingSaturated(interval)
+      return deadline.addingSaturated(interval).burstBacklogCapped(now: now, interval: interval)
     case .rule(let rule):
       // From the date it was due, so a grid rule keeps its grid; if that
       // has passed too (the loop was late), from now: one call for every

@@ -188,6 +188,28 @@ import TimerLoop
     #expect(calls.all.count == 5)
   }
 
+  /// A burst timer pays back at most the latest 1,000 ticks a suspend made
+  /// it miss, as a monotonic one does (``MissedTickBehavior/burst``): a
+  /// 10 s suspend of a 1 ms timer gives the call due first, then the
+  /// latest 1,000, not 10,000 calls (a year's suspend never returned).
+  @Test func aBurstTimerPaysBackAtMostTheLatestThousandTicksOfASuspend() throws {
+    let loop = VirtualEventLoop()
+    defer { loop.shutdown() }
+    let start = loop.continuousNow
+    let calls = EventLog<Duration>()
+    try loop.scheduleRepeating(
+      firstAt: start.advanced(by: .milliseconds(1)), every: .milliseconds(1), missedTicks: .burst
+    ) { [loop] _ in
+      calls.append(start.duration(to: loop.continuousNow))
+    }
+    loop.advanceTime(by: .milliseconds(1))
+    loop.suspend(for: .seconds(10))
+    #expect(calls.all.count == 1 + 1 + 1_000)
+    loop.advanceTime(by: .milliseconds(1))
+    #expect(calls.all.last == .milliseconds(10_002), "back on its grid")
+    #expect(calls.all.count == 1 + 1 + 1_000 + 1)
+  }
+
   @Test func aSuspendInsideACallbackRunsWhatItMakesDueInALaterPass() throws {
     let loop = VirtualEventLoop()
     let log = EventLog<String>()
