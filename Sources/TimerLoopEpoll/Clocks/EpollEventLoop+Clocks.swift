@@ -18,17 +18,22 @@ extension EpollEventLoop: ClockTimerHost {
     return try TimerFDClockDriver(loop: self, queue: queue)
   }
 
-  /// The earliest boot-time or wall-clock deadline, as a monotonic deadline
-  /// estimated at `now`: exact unless the machine suspends or the wall clock
-  /// is set before it, which the timerfds report through the epoll set.
-  /// Loop thread only; `nil` when none is pending.
-  func earliestClockTimerDeadline(now: Deadline) -> Deadline? {
+  /// The earliest boot-time or wall-clock deadline, as a monotonic deadline:
+  /// the time left on its clock added to a monotonic reading taken just
+  /// after it, so that the estimate is never early (late by the nanoseconds
+  /// between the two readings), and exact unless the machine suspends or
+  /// the wall clock is set before it, which the timerfds report through the
+  /// epoll set. (Added to the reading taken after the pass, before the
+  /// timerfd was armed, it was early by the time in between: a millisecond
+  /// and more under ThreadSanitizer.) Loop thread only; `nil` when none is
+  /// pending.
+  func earliestClockTimerDeadline() -> Deadline? {
     guard hasClockTimers.load(ordering: .relaxed) else { return nil }
     var earliest: Deadline?
     for queue in clockTimers.existingQueues {
       guard let deadline = queue.earliestDeadline, deadline != .max else { continue }
       let wait = max(deadline.subtractingSaturated(nanoseconds(on: queue.clock)), 0)
-      let monotonic = now + TimeAmount(nanoseconds: wait)
+      let monotonic = Deadline.now() + TimeAmount(nanoseconds: wait)
       earliest = min(earliest ?? monotonic, monotonic)
     }
     return earliest

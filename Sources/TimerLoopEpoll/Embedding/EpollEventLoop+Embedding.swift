@@ -96,7 +96,7 @@ extension EpollEventLoop {
       } else {
         try selector.arm(earliest, leeway: leewayAmount, now: now)
         var next = earliest
-        if let clockDeadline = earliestClockTimerDeadline(now: now) {
+        if let clockDeadline = earliestClockTimerDeadline() {
           next = min(next ?? clockDeadline, clockDeadline)
         }
         embeddedDeadline.store(next?.uptimeNanoseconds ?? .max, ordering: .releasing)

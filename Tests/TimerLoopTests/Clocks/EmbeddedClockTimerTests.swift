@@ -48,6 +48,28 @@ struct EmbeddedClockTimerTests {
     #expect(bootOnly > before + .seconds(60) - .milliseconds(1))
   }
 
+  /// Turned into a monotonic deadline from clock readings taken together,
+  /// not from the time the pass ended: work between the two (a metrics
+  /// delegate here, busy for 20 ms; the timerfd's arming, a pause of the
+  /// thread) made the deadline that early, and a host waiting for it woke
+  /// before the timer was due.
+  @Test(arguments: [TimerClock.boot, .wall])
+  func aClockTimersNextDeadlineIsNeverEarly(clock: TimerClock) throws {
+    let loop = try EpollEventLoop(metricsDelegate: BusyAfterEachPass())
+    defer { loop.shutdown() }
+    let before = loop.now
+    switch clock {
+    case .boot: try loop.schedule(at: loop.continuousNow.advanced(by: .seconds(60))) {}
+    case .wall: try loop.schedule(at: loop.wallClockNow.addingTimeInterval(60)) {}
+    }
+    try loop.runOnce()
+    let deadline = try #require(loop.nextDeadline)
+    // A millisecond for the skew between two clocks' readings.
+    #expect(
+      deadline > before + .seconds(60) - .milliseconds(1),
+      "\(before + .seconds(60) - deadline) early")
+  }
+
   @Test func aLoopWithNoTimerOnAnyClockHasNoNextDeadline() throws {
     let loop = try EpollEventLoop()
     defer { loop.shutdown() }
@@ -56,5 +78,14 @@ struct EmbeddedClockTimerTests {
     timer.cancel()
     try loop.runOnce()
     #expect(loop.nextDeadline == nil)
+  }
+}
+
+/// Keeps the loop's thread busy for 20 ms after each pass (a spin, not a
+/// sleep: it stands for work the thread does, not for waiting).
+private final class BusyAfterEachPass: EventLoopMetricsDelegate {
+  func processedPass(info: EventLoopPassInfo) {
+    let end = Deadline.now() + .milliseconds(20)
+    while Deadline.now() < end {}
   }
 }
