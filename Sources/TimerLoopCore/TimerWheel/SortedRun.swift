@@ -86,7 +86,8 @@ struct SortedRun: ~Copyable {
     let first = start & mask
     let count = self.count
     UnsafeMutablePointer.growByDoubling(&nodes, capacity: &capacity, of: "queued timer nodes")
-    precondition(capacity <= Int(TimerWheel.Link.firstHead), "too many queued timer nodes")
+    // A position must leave the near queue's run bit clear.
+    precondition(capacity <= Int(NearQueue.runBit), "too many queued timer nodes")
     for index in 0..<max(first + count - oldCapacity, 0) {
       let node = nodes[index]
       nodes[oldCapacity + index] = node
