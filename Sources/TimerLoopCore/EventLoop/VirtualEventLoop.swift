@@ -105,7 +105,12 @@ public final class VirtualEventLoop: TimerEventLoop {
   /// Moves the clock forward to `target`; see ``advanceTime(by:)``.
   ///
   /// A callback that keeps scheduling work at the current time keeps this call
-  /// running, as it would keep a real loop busy. Requests from other threads
+  /// running, as it would keep a real loop busy. A repeating timer fires at
+  /// each of its ticks on the way, so a far target costs a call per tick: a
+  /// day past a 1 ms timer is 86.4 million calls, and
+  /// ``Deadline/distantFuture`` past any repeating timer practically never
+  /// returns. ``stall(for:)`` moves the clock without running them; the
+  /// timer then goes on by its ``MissedTickBehavior``. Requests from other threads
   /// are applied before every callback, as on a real loop, but tasks they
   /// send (``TimerEventLoop/execute(_:)``) never make it run an extra pass: a task
   /// that arrives after a pass has started runs in a later pass this call
