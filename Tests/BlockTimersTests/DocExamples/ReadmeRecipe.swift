@@ -3,7 +3,7 @@
 // verbatim (DocExamplesAreCompiledTests checks that it still matches;
 // ReadmeRecipeTests runs it), and the class it replaces, whose lines the
 // recipe quotes in comments, so that those compile too.
-import BlockTimers   // was: import Foundation
+import BlockTimers   // was: import Foundation (keep both where the file uses Date)
 import Foundation
 
 /// The class as it is on macOS.
