@@ -218,7 +218,7 @@ extension VirtualEventLoop {
   /// How long a pinned-actor call may wait for a held loop to run, in
   /// seconds of real time: far beyond a test's own steps between starting
   /// a task and advancing, even on a loaded machine.
-  static let strandedCallGraceSeconds = 10
+  static let strandedCallGraceSeconds = 30
 
   static let strandedActorCallMessage =
     "VirtualEventLoop: a call on an actor pinned to this loop, made from outside the loop, has"

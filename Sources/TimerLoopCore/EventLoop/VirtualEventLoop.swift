@@ -37,7 +37,7 @@ import Synchronization
 /// virtual time, on a thread that holds the loop meanwhile, without moving
 /// the clock. While a thread or task holds the loop and does not run it, a
 /// call on an actor pinned to the loop from outside it can only wait for
-/// the next advance; if none has begun 10 seconds (of real time) later, it
+/// the next advance; if none has begun 30 seconds (of real time) later, it
 /// stops the program with a message saying what to do.
 public final class VirtualEventLoop: TimerEventLoop {
   /// The loop's timer state (`scheduler`); use the methods of ``TimerEventLoop``.

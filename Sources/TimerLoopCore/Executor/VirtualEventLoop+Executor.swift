@@ -18,7 +18,7 @@
 /// it, or last called the synchronous `advanceTime` or ``run()``), jobs wait
 /// for the next advance or ``run()``, and a job for an actor pinned to the
 /// loop that arrives then from outside the loop stops the program with a
-/// message saying what to do if no advance has begun 10 seconds later. Once
+/// message saying what to do if no advance has begun 30 seconds later. Once
 /// ``advance(to:)`` or ``runAutoAdvancing(_:)`` has handed the loop back,
 /// jobs from other threads run at once, at the current virtual time. See
 /// ``VirtualEventLoop``. Isolation is judged as for every other call on the
