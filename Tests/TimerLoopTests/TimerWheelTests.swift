@@ -262,6 +262,68 @@ import TimerLoop
     #expect(wheel.count == 0)
   }
 
+  /// Repeating timers re-queued in firing order, as the loop does, keep the
+  /// ahead run from draining, so its ring wraps and grows while wrapped (all
+  /// of one period: even seeds); cancels leave tombstones and sweeps, moves
+  /// take timers out of it, other periods are turned away behind a later
+  /// one (odd seeds), and jumps of seconds pass its 268 ms span. Every pop
+  /// matches the reference.
+  @Test(arguments: 0..<4)
+  func aheadRunWrapsAndGrowsWithCancelsMovesAndJumps(seed: UInt64) {
+    var rng = SplitMix64(state: seed)
+    let start: Int64 = 1 << 40
+    var now = start
+    var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: start))
+    var reference = Reference()
+    let slots = UInt32(200)
+    let periods: [Int64] = [5_000_000, 5_000_000, 5_000_000, 37_000_000, 300_000_000]
+    let period = (0..<slots).map { _ in seed % 2 == 0 ? periods[0] : periods.randomElement(using: &rng)! }
+    // Timers start one per step, so the run fills while it never drains.
+    var started = UInt32(0)
+    for _ in 0..<3_000 {
+      if started < slots {
+        let deadline = now + Int64.random(in: 0..<period[Int(started)], using: &rng)
+        wheel.push(slot: started, deadline: Deadline(uptimeNanoseconds: deadline))
+        reference.push(started, deadline)
+        started += 1
+      }
+      let slot = UInt32.random(in: 0..<started, using: &rng)
+      switch Int.random(in: 0..<20, using: &rng) {
+      case 0:
+        #expect(wheel.remove(slot: slot) == reference.remove(slot), "seed \(seed)")
+      case 1:
+        let deadline = now + Int64.random(in: -1_000_000..<400_000_000, using: &rng)
+        wheel.reschedule(slot: slot, to: Deadline(uptimeNanoseconds: deadline))
+        _ = reference.remove(slot)
+        reference.push(slot, deadline)
+      default:
+        now += started == slots && Int.random(in: 0..<50, using: &rng) == 0
+          ? Int64.random(in: 0..<3_000_000_000, using: &rng)
+          : Int64.random(in: 0..<2_000_000, using: &rng)
+        var popped: [UInt32] = []
+        while let slot = wheel.popFirst(dueAt: Deadline(uptimeNanoseconds: now)) {
+          let expected = reference.items.removeFirst()
+          #expect(slot == expected.slot && expected.deadline <= now, "seed \(seed)")
+          popped.append(slot)
+        }
+        // Back on the queue in firing order, each at its next grid point.
+        for slot in popped where Int.random(in: 0..<30, using: &rng) != 0 {
+          let next = wheel.deadline(of: slot)
+            .nextGridPoint(after: Deadline(uptimeNanoseconds: now),
+              interval: TimeAmount(nanoseconds: period[Int(slot)]))
+          wheel.requeue(slot: slot, at: next)
+          reference.push(slot, next.uptimeNanoseconds)
+        }
+      }
+      #expect(wheel.count == reference.items.count, "seed \(seed)")
+      let bound = wheel.earliestDeadline()?.uptimeNanoseconds
+      if let bound, let earliest = reference.items.first?.deadline {
+        #expect(bound <= earliest, "seed \(seed)")
+      }
+    }
+    if seed % 2 == 0 { #expect(wheel.ahead.capacity > 64, "the ahead run never grew") }
+  }
+
   @Test func rowsGrowWithoutLosingEntries() {
     var wheel = TimerWheel(now: Deadline(uptimeNanoseconds: 0))
     for slot in 0..<1_000 {

@@ -152,7 +152,7 @@ struct TimerWheel: ~Copyable {
   /// and later moves leave it a valid (if early) bound. Dropped when the list
   /// empties, before the list is reused for a later span.
   private var scanned: (list: Int, earliest: Int64)?
-  /// Queued rows, in the wheel or the near queue.
+  /// Queued rows, in the wheel, the near queue or the ahead run.
   private(set) var count = 0
 
   /// - Parameter now: where the wheel's time starts; timers due before it are
