@@ -186,7 +186,7 @@ extension TimerScheduler {
     if table.pointee[entry: timer.slot].phase == .unqueued {
       switch table.pointee[entry: timer.slot].mode {
       case .oneShot:
-        table.pointee.freeFired(timer.slot)
+        table.pointee.retire(timer.slot)
         _ = table.pointee.release(body)
         return
       case .fixedDelay:

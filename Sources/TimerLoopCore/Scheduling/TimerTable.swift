@@ -173,19 +173,13 @@ struct TimerTable: ~Copyable {
     return body
   }
 
-  /// Ends the one-shot timer in `slot` after its call, which took its body
-  /// out (see ``free(_:)``), when the callback neither queued it again nor
-  /// ended it: there is no queue place to leave and no body to take.
-  /// Inlined into the end of a firing, its one caller.
+  /// Ends the timer in `slot` once it is out of the queue and its body out
+  /// of the row: the end of ``free(_:)``, and all that is left to do for a
+  /// one-shot after its call (which took the body) when the callback neither
+  /// queued it again nor ended it. The slot goes to the free list, or is
+  /// retired. Inlined into the end of a firing.
   @inline(__always)
-  mutating func freeFired(_ slot: UInt32) {
-    retire(slot)
-  }
-
-  /// The end of ``free(_:)`` once the timer is out of the queue and its body
-  /// out of the row: the slot goes to the free list, or is retired.
-  @inline(__always)
-  private mutating func retire(_ slot: UInt32) {
+  mutating func retire(_ slot: UInt32) {
     let generation = self[entry: slot].generation
     self[entry: slot].phase = .free
     self[entry: slot].generation = generation &+ 1

@@ -32,7 +32,7 @@ import Glibc
 /// its exact deadline is at or before `now`, the earlier of their fronts first.
 ///
 /// Repeating timers skip the wheel when they can. One re-queued for its next
-/// period (``requeue(slot:at:)``) no later than ``aheadSpan`` ticks ahead,
+/// period (``requeue(slot:at:)``) fewer than ``aheadSpan`` ticks ahead,
 /// and in order after the last timer so re-queued, is appended to the
 /// *ahead run*, a ``SortedRun`` it is popped from when due: timers of one
 /// period, re-queued in the order they fire, arrive in deadline order, and
@@ -237,8 +237,9 @@ struct TimerWheel: ~Copyable {
   }
 
   /// Queues `slot`, a repeating timer's, at `deadline`, its next one, behind
-  /// every slot already queued for it: in the ahead run if it is at most
-  /// ``aheadSpan`` ticks away and due no earlier than the run's last, else as
+  /// every slot already queued for it: in the ahead run if its tick is after
+  /// the current one by fewer than ``aheadSpan`` and it is due no earlier
+  /// than the run's last, else as
   /// ``push(slot:deadline:)`` does.
   /// - Precondition: `slot` has a row and is not queued.
   @inline(__always)
