@@ -123,20 +123,20 @@ extension VirtualEventLoop {
         return state.turns
       }
       guard let turn else { return }
-      let grace = DispatchTimeInterval.seconds(VirtualEventLoop.strandedCallGraceSeconds)
-      DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
-        [weak self] in self?.stopIfStranded(since: turn)
+      let seconds = VirtualEventLoop.strandedCallGraceSeconds.load(ordering: .relaxed)
+      DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) {
+        [weak self] in self?.stopIfStranded(since: turn, graceSeconds: seconds)
       }
     }
 
     /// Stops the program if no driver's turn has begun since `turn` and the
     /// loop, not shut down, is still held.
-    private func stopIfStranded(since turn: UInt64) {
+    private func stopIfStranded(since turn: UInt64, graceSeconds: Int) {
       let stranded = state.withLock { state in
         guard let loop = state.loop, !loop.scheduler.isShutdown else { return false }
         return state.turns == turn && state.driver == nil && Self.isHeld(state)
       }
-      precondition(!stranded, VirtualEventLoop.strandedActorCallMessage)
+      precondition(!stranded, VirtualEventLoop.strandedActorCallMessage(graceSeconds: graceSeconds))
     }
 
     /// Takes the turn to run passes, waiting while another driver has it.
@@ -217,16 +217,20 @@ extension VirtualEventLoop {
 
   /// How long a pinned-actor call may wait for a held loop to run, in
   /// seconds of real time: far beyond a test's own steps between starting
-  /// a task and advancing, even on a loaded machine.
-  static let strandedCallGraceSeconds = 30
+  /// a task and advancing, even on a loaded machine. Variable only for the
+  /// test of the stop, which shortens it in the child process it stops:
+  /// waiting the whole grace there held up the tests running beside it
+  /// (two of them waited 30 s for a call on an idle loop).
+  static let strandedCallGraceSeconds = Atomic<Int>(30)
 
-  static let strandedActorCallMessage =
+  static func strandedActorCallMessage(graceSeconds: Int) -> String {
     "VirtualEventLoop: a call on an actor pinned to this loop, made from outside the loop, has"
-    + " waited \(strandedCallGraceSeconds) s while the thread or task that created the loop, or"
+    + " waited \(graceSeconds) s while the thread or task that created the loop, or"
     + " last called the synchronous advanceTime or run(), holds it and has not run it since; it"
     + " would wait until it advances time. In an async test, drive the loop with"
     + " `await loop.advance(by:)`"
     + " (once, even by .zero, hands the loop over: calls from other tasks then run at once),"
     + " or run the test inside `loop.runAutoAdvancing { }`; in a synchronous test, call the"
     + " actor from a task that prefers the loop and advance time on the test's thread"
+  }
 }

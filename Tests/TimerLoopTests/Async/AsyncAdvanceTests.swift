@@ -137,16 +137,19 @@ import TimerLoopEpoll
 
   /// A loop that the test still holds (it created it) and nobody runs: a
   /// plain `Task` calling an actor pinned to it stops the program, after
-  /// `strandedCallGraceSeconds` of waiting, with a message that says what
+  /// `strandedCallGraceSeconds` of waiting (1 s here, not 30: the child's
+  /// wait held up tests running beside it), with a message that says what
   /// to do, instead of waiting in silence.
   @Test func aPinnedActorCallThatNobodyWouldRunStopsWithAMessage() async throws {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      VirtualEventLoop.strandedCallGraceSeconds.store(1, ordering: .relaxed)
       let loop = VirtualEventLoop()
       let reader = VirtualClockReader(loop: loop)
       _ = await Task { await reader.read() }.value
     }
     let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
-    #expect(stderr.contains(VirtualEventLoop.strandedActorCallMessage), "\(stderr)")
+    #expect(
+      stderr.contains(VirtualEventLoop.strandedActorCallMessage(graceSeconds: 1)), "\(stderr)")
   }
 
   /// A call that reaches the held loop just before the test's first
