@@ -94,27 +94,6 @@ final class ShutdownTests: XCTestCase {
     objects.assertEnded()
   }
 
-  /// A virtual loop let go without `shutdown()` ends them as its shutdown
-  /// would. (A repeating timer's handle kept the loop's scheduler, whose
-  /// table kept the timer: the cycle leaked it, still valid, and every
-  /// closure with it.)
-  func testReleasingAVirtualLoopWithoutShutdownEndsEveryKindAndReleasesTheirClosures() throws {
-    var loop: VirtualEventLoop? = VirtualEventLoop()
-    weak let weakLoop = loop
-    let target = Canary()
-    var canaries: [() -> Canary?] = []
-    let objects = try makeObjects(on: loop!, target: target, canaries: &canaries)
-    loop!.advanceTime(by: .ms(15))
-    XCTAssertTrue(objects.timer.isValid && objects.weakTarget.isValid)
-
-    loop = nil
-    XCTAssertNil(weakLoop)
-    objects.assertEnded()
-    for (index, canary) in canaries.enumerated() {
-      XCTAssertNil(canary(), "closure \(index) still holds what it captured")
-    }
-  }
-
   func testShutdownFromAnotherThreadEndsThemBeforeItReturns() throws {
     let loop = try EpollEventLoop.startOnNewThread(name: "shutdown-test")
     let target = Canary()

@@ -93,16 +93,6 @@ public final class VirtualEventLoop: TimerEventLoop {
     driving.attach(self)
   }
 
-  // Handles keep the scheduler, and a timer whose object holds its own handle
-  // (a BlockTimer, say) keeps it from its table: without this, letting the
-  // loop go would leak such timers, still valid, with all they capture. No
-  // pass or drain can be running (each holds the loop), so nothing else
-  // touches the table; calls through surviving handles find it shut down.
-  deinit {
-    scheduler.shutdown()
-    scheduler.releaseTable()
-  }
-
   /// Moves the clock forward by `amount`, running every pass that falls due on
   /// the way, each at its own deadline: a timer due at 3 ms runs with ``now``
   /// reading 3 ms even when advancing by 10 ms. Afterwards ``now`` reads the
@@ -208,9 +198,6 @@ public final class VirtualEventLoop: TimerEventLoop {
   /// loop; from another thread, when that thread next advances time, or at
   /// once on the loop's queue if no thread holds it, or when the loop is
   /// released); later scheduling calls throw ``TimerLoopError/shutdown``.
-  /// A loop released without a call to `shutdown()` shuts down as it goes:
-  /// its pending timers end and their closures are released, even those of
-  /// timers whose handles outlive it.
   /// Idempotent and safe from any thread.
   public func shutdown() {
     scheduler.shutdown()
