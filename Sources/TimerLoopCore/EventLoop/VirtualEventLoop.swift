@@ -196,8 +196,11 @@ public final class VirtualEventLoop: TimerEventLoop {
 
   /// Releases every pending closure (at once on the thread that holds the
   /// loop; from another thread, when that thread next advances time, or at
-  /// once on the loop's queue if no thread holds it, or when the loop is
-  /// released); later scheduling calls throw ``TimerLoopError/shutdown``.
+  /// once on the loop's queue if no thread holds it, or when the loop and
+  /// every handle of its timers are released); later scheduling calls throw ``TimerLoopError/shutdown``.
+  /// Call it before letting the loop go: without it, a pending timer whose
+  /// closure or object keeps its own handle (a repeating `BlockTimer`, say)
+  /// keeps the loop's scheduler, and with it the timer and what it captures.
   /// Idempotent and safe from any thread.
   public func shutdown() {
     scheduler.shutdown()
